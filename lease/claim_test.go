@@ -1,0 +1,132 @@
+package lease_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/fencelab/fencelab/lease"
+)
+
+// Step 4: Claim grants an expired lease atomically and advances the fence.
+
+func TestClaim_FreshJobGetsFenceOne(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	if got, want := claim(t, s, "job", "A", 2, 3), int64(1); got != want {
+		t.Fatalf("Claim(fresh) = %d, want %d", got, want)
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 5, Fence: 1})
+}
+
+func TestClaim_RefusesLiveLease(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	mustClaim(t, s, "job", "A", 1, 9)
+	for _, now := range []float64{1, 5, 9.999} {
+		if got := claim(t, s, "job", "B", now, 10); got != 0 {
+			t.Fatalf("Claim(now=%v) of a lease held until 10 = %d, want 0", now, got)
+		}
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
+}
+
+func TestClaim_ReassignsAtExactExpiry(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	mustClaim(t, s, "job", "A", 1, 9)
+	if got, want := claim(t, s, "job", "B", 10, 10), int64(2); got != want {
+		t.Fatalf("Claim(now == until) = %d, want %d", got, want)
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: "B", Until: 20, Fence: 2})
+}
+
+func TestClaim_FenceAdvancesOnEveryGrant(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	owners := []string{"A", "B", "A", "C", "A"}
+	for i, owner := range owners {
+		now := float64(i)*10 + 1 // the previous grant expired at now-5
+		want := int64(i + 1)
+		if got := claim(t, s, "job", owner, now, 5); got != want {
+			t.Fatalf("grant %d: Claim() = %d, want %d", i+1, got, want)
+		}
+		wantState(t, s, lease.Job{ID: "job", Owner: owner, Until: now + 5, Fence: want})
+	}
+}
+
+func TestClaim_RefusesDoneJob(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	f := mustClaim(t, s, "job", "A", 1, 9)
+	if !complete(t, s, "job", "A", f, 1, "r") {
+		t.Fatalf("Complete() = false, want true")
+	}
+	// Long after the lease expired, a completed job stays completed.
+	if got := claim(t, s, "job", "B", 100, 10); got != 0 {
+		t.Fatalf("Claim(done job) = %d, want 0", got)
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1, Result: "r", Done: true})
+}
+
+func TestClaim_RefusesMissingJob(t *testing.T) {
+	s := newStore(t)
+	if got := claim(t, s, "missing", "A", 1, 9); got != 0 {
+		t.Fatalf("Claim(missing) = %d, want 0", got)
+	}
+	if j, err := s.State(t.Context(), "missing"); err != nil || j != nil {
+		t.Fatalf("State(missing) after Claim = %+v, %v; want nil, nil", j, err)
+	}
+}
+
+func TestClaim_RejectsInvalidTTL(t *testing.T) {
+	cases := []struct {
+		name     string
+		now, ttl float64
+	}{
+		{"Zero", 5, 0},
+		{"NegativeZero", 5, math.Copysign(0, -1)},
+		{"Negative", 5, -1},
+		{"NaN", 5, math.NaN()},
+		{"PlusInf", 5, math.Inf(1)},
+		{"MinusInf", 5, math.Inf(-1)},
+		{"EndOverflows", math.MaxFloat64, math.MaxFloat64},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			enqueue(t, s, "job")
+			fence, err := s.Claim(t.Context(), "job", "A", tc.now, tc.ttl)
+			if !errors.Is(err, lease.ErrInvalidTTL) || fence != 0 {
+				t.Fatalf("Claim(ttl=%v) = %d, %v; want 0, ErrInvalidTTL", tc.ttl, fence, err)
+			}
+			wantState(t, s, lease.Job{ID: "job"})
+		})
+	}
+}
+
+func TestClaim_RejectsBadArguments(t *testing.T) {
+	cases := []struct {
+		name      string
+		id, owner string
+		now, ttl  float64
+		want      error
+	}{
+		{"EmptyID", "", "A", 0, 10, lease.ErrEmptyID},
+		{"EmptyOwner", "job", "", 0, 10, lease.ErrEmptyOwner},
+		{"NaNNow", "job", "A", math.NaN(), 10, lease.ErrInvalidTime},
+		{"InfNow", "job", "A", math.Inf(-1), 10, lease.ErrInvalidTime},
+		{"TTLCheckedFirst", "", "", math.NaN(), 0, lease.ErrInvalidTTL},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			enqueue(t, s, "job")
+			fence, err := s.Claim(t.Context(), tc.id, tc.owner, tc.now, tc.ttl)
+			if !errors.Is(err, tc.want) || fence != 0 {
+				t.Fatalf("Claim(%q, %q, now=%v, ttl=%v) = %d, %v; want 0, %v", tc.id, tc.owner, tc.now, tc.ttl, fence, err, tc.want)
+			}
+			wantState(t, s, lease.Job{ID: "job"})
+		})
+	}
+}

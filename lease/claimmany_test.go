@@ -1,0 +1,102 @@
+package lease_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/fencelab/fencelab/lease"
+)
+
+// Step 8: concurrent claims have exactly one winner.
+
+// winners returns the indexes of the granted fences.
+func winners(fences []int64) []int {
+	var idx []int
+	for i, f := range fences {
+		if f != 0 {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func TestClaimMany_FreshJobHasExactlyOneWinner(t *testing.T) {
+	owners := []string{"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7"}
+	for round := range 5 {
+		s := newStore(t)
+		enqueue(t, s, "job")
+		fences, err := s.ClaimMany(t.Context(), "job", owners, 1, 9)
+		if err != nil {
+			t.Fatalf("round %d: ClaimMany() error = %v", round, err)
+		}
+		if len(fences) != len(owners) {
+			t.Fatalf("round %d: ClaimMany() returned %d fences for %d owners", round, len(fences), len(owners))
+		}
+		won := winners(fences)
+		if len(won) != 1 || fences[won[0]] != 1 {
+			t.Fatalf("round %d: ClaimMany() = %v, want exactly one fence 1", round, fences)
+		}
+		// Input order: the winner's slot names the owner that is stored.
+		wantState(t, s, lease.Job{ID: "job", Owner: owners[won[0]], Until: 10, Fence: 1})
+	}
+}
+
+func TestClaimMany_LiveLeaseHasNoWinner(t *testing.T) {
+	s := newStore(t)
+	heldByA(t, s)
+	fences, err := s.ClaimMany(t.Context(), "job", []string{"B", "C", "D"}, 5, 10)
+	if err != nil {
+		t.Fatalf("ClaimMany() error = %v", err)
+	}
+	if got, want := fmt.Sprint(fences), "[0 0 0]"; got != want {
+		t.Fatalf("ClaimMany(live lease) = %s, want %s", got, want)
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
+}
+
+func TestClaimMany_RejectsBadArguments(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	ctx := t.Context()
+	if _, err := s.ClaimMany(ctx, "job", []string{"A", "B"}, 0, 0); !errors.Is(err, lease.ErrInvalidTTL) {
+		t.Errorf("ClaimMany(ttl 0) error = %v, want ErrInvalidTTL", err)
+	}
+	if _, err := s.ClaimMany(ctx, "job", []string{"A", ""}, 0, 10); !errors.Is(err, lease.ErrEmptyOwner) {
+		t.Errorf(`ClaimMany(owners with "") error = %v, want ErrEmptyOwner`, err)
+	}
+	// Nothing was claimed by the rejected calls.
+	wantState(t, s, lease.Job{ID: "job"})
+}
+
+func TestClaim_ManyStoresOnOneFileHaveOneWinner(t *testing.T) {
+	const workers, rounds = 8, 10
+	path := newPath(t)
+	stores := make([]*lease.Store, workers)
+	for i := range stores {
+		stores[i] = openAt(t, path)
+	}
+	enqueue(t, stores[0], "job")
+	for round := range rounds {
+		// Each round starts after the previous grant has expired.
+		now := float64(round)*10 + 1
+		fences := make([]int64, workers)
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		for i, s := range stores {
+			wg.Go(func() {
+				fences[i], errs[i] = s.Claim(t.Context(), "job", fmt.Sprintf("w%d", i), now, 5)
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: Claim() error = %v", round, err)
+		}
+		won := winners(fences)
+		if len(won) != 1 || fences[won[0]] != int64(round+1) {
+			t.Fatalf("round %d: fences = %v, want exactly one fence %d", round, fences, round+1)
+		}
+		wantState(t, stores[0], lease.Job{ID: "job", Owner: fmt.Sprintf("w%d", won[0]), Until: now + 5, Fence: int64(round + 1)})
+	}
+}

@@ -1,0 +1,358 @@
+package lease
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Errors returned for input that the contract rejects. They are returned
+// before the store is touched, so a rejected call changes nothing.
+var (
+	// ErrInvalidTTL is returned when a ttl is zero, negative, NaN or
+	// infinite, or when now+ttl does not fit in a finite float64.
+	ErrInvalidTTL = errors.New("lease: ttl must be a positive finite number")
+	// ErrInvalidTime is returned when now is NaN or infinite.
+	ErrInvalidTime = errors.New("lease: now must be a finite number")
+	// ErrEmptyID is returned when a job id is the empty string.
+	ErrEmptyID = errors.New("lease: job id must not be empty")
+	// ErrEmptyOwner is returned when an owner is the empty string.
+	ErrEmptyOwner = errors.New("lease: owner must not be empty")
+	// ErrSchema is returned by Open when the file holds a jobs table whose
+	// columns differ from the ones this package creates.
+	ErrSchema = errors.New("lease: jobs table has an unexpected shape")
+)
+
+// busyTimeoutMillis bounds how long a connection waits for another writer's
+// lock before a write fails with SQLITE_BUSY.
+const busyTimeoutMillis = 10000
+
+// schema is step 1 of the contract. It must stay idempotent: running it on a
+// file that already holds jobs keeps every fence, so that a restarted worker
+// cannot make an expired token valid again.
+const schema = `CREATE TABLE IF NOT EXISTS jobs (
+	id     TEXT PRIMARY KEY,
+	owner  TEXT,
+	until  REAL NOT NULL DEFAULT 0,
+	fence  INTEGER NOT NULL DEFAULT 0,
+	result TEXT,
+	done   INTEGER NOT NULL DEFAULT 0
+)`
+
+// Job is the stored state of one job.
+type Job struct {
+	ID     string
+	Owner  string  // "" when nobody holds it (NULL in the table)
+	Until  float64 // the lease is live while now < Until
+	Fence  int64   // the generation of the last grant; 0 before the first
+	Result string  // "" until completed
+	Done   bool
+}
+
+// Store is a handle on one SQLite file of jobs. It is safe for concurrent
+// use; several Stores, in one process or many, may share a file.
+type Store struct {
+	db *sql.DB
+}
+
+// dsn returns the modernc.org/sqlite data source name for path. The pragmas
+// sit in the DSN so that every pooled connection gets them, and _txlock makes
+// every transaction BEGIN IMMEDIATE.
+func dsn(path string) string {
+	// SQLite reads "file:" names as URIs: escape what a URI would misread.
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + escaped +
+		fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMillis) +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(FULL)" +
+		"&_txlock=immediate"
+}
+
+// Open opens the jobs file at path, creating the file and the jobs table if
+// they do not exist yet (step 1). Opening a file that already holds jobs
+// keeps them. Open fails if path is not a SQLite database or if its jobs
+// table has another shape (ErrSchema).
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("lease: open: empty path")
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("lease: open %s: %w", path, err)
+	}
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("lease: open %s: create table: %w", path, err)
+	}
+	if err := checkSchema(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("lease: open %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// column is one row of PRAGMA table_info.
+type column struct {
+	name, typ string
+	notNull   bool
+	dflt      string
+	pk        bool
+}
+
+var wantColumns = []column{
+	{name: "id", typ: "TEXT", pk: true},
+	{name: "owner", typ: "TEXT"},
+	{name: "until", typ: "REAL", notNull: true, dflt: "0"},
+	{name: "fence", typ: "INTEGER", notNull: true, dflt: "0"},
+	{name: "result", typ: "TEXT"},
+	{name: "done", typ: "INTEGER", notNull: true, dflt: "0"},
+}
+
+// checkSchema compares the jobs table with the one schema creates.
+func checkSchema(db *sql.DB) error {
+	rows, err := db.Query(`SELECT name, type, "notnull", coalesce(dflt_value, ''), pk FROM pragma_table_info('jobs') ORDER BY cid`)
+	if err != nil {
+		return fmt.Errorf("read jobs table: %w", err)
+	}
+	defer rows.Close()
+	var got []column
+	for rows.Next() {
+		var c column
+		var pk int
+		if err := rows.Scan(&c.name, &c.typ, &c.notNull, &c.dflt, &pk); err != nil {
+			return fmt.Errorf("read jobs table: %w", err)
+		}
+		c.typ = strings.ToUpper(c.typ)
+		c.pk = pk > 0
+		got = append(got, c)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read jobs table: %w", err)
+	}
+	if len(got) != len(wantColumns) {
+		return fmt.Errorf("%w: %d columns, want %d", ErrSchema, len(got), len(wantColumns))
+	}
+	for i, want := range wantColumns {
+		if got[i] != want {
+			return fmt.Errorf("%w: column %d is %+v, want %+v", ErrSchema, i, got[i], want)
+		}
+	}
+	return nil
+}
+
+// Close closes the store's connections.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// Enqueue registers job id with the default state: no owner, until 0, fence
+// 0, no result, not done (step 2). It reports whether the job was new; an
+// existing job keeps its state, so registering it again cannot reset a
+// lease in flight.
+func (s *Store) Enqueue(ctx context.Context, id string) (bool, error) {
+	if id == "" {
+		return false, ErrEmptyID
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO jobs(id) VALUES(?)`, id)
+	return affected(res, err, "enqueue")
+}
+
+// State returns the stored state of job id (step 3), or nil and no error if
+// there is no such job.
+func (s *Store) State(ctx context.Context, id string) (*Job, error) {
+	if id == "" {
+		return nil, ErrEmptyID
+	}
+	var (
+		j             Job
+		owner, result sql.NullString
+	)
+	err := s.db.QueryRowContext(ctx,
+		`SELECT id, owner, until, fence, result, done FROM jobs WHERE id=?`, id,
+	).Scan(&j.ID, &owner, &j.Until, &j.Fence, &result, &j.Done)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lease: state: %w", err)
+	}
+	j.Owner, j.Result = owner.String, result.String
+	return &j, nil
+}
+
+// Claim grants owner a lease on job id until now+ttl and returns the new
+// fence (step 4). A job that is missing, done, or leased until a time after
+// now is not granted: Claim returns 0. At now == Until the old lease has
+// expired and the job may be reassigned. Every grant advances the fence by
+// one, so fences handed out for a job are never reused.
+//
+// The read and the write happen in one BEGIN IMMEDIATE transaction, so two
+// concurrent claims cannot both see the job as free.
+func (s *Store) Claim(ctx context.Context, id, owner string, now, ttl float64) (int64, error) {
+	expires, err := leaseEnd(now, ttl)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkHolder(id, owner); err != nil {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("lease: claim: %w", err)
+	}
+	defer tx.Rollback()
+
+	var (
+		until float64
+		done  bool
+		fence int64
+	)
+	err = tx.QueryRowContext(ctx, `SELECT until, done, fence FROM jobs WHERE id=?`, id).Scan(&until, &done, &fence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("lease: claim: %w", err)
+	}
+	if done {
+		return 0, nil
+	}
+	if until > now {
+		return 0, nil // the current lease is still live
+	}
+	fence++
+	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?`, owner, expires, fence, id); err != nil {
+		return 0, fmt.Errorf("lease: claim: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("lease: claim: %w", err)
+	}
+	return fence, nil
+}
+
+// Renew extends the lease of owner at fence on job id until now+ttl (step
+// 5). It succeeds only while that lease is live: same owner and fence, not
+// done, and now < Until. An expired lease cannot be revived, because a new
+// worker may already hold the job.
+func (s *Store) Renew(ctx context.Context, id, owner string, fence int64, now, ttl float64) (bool, error) {
+	expires, err := leaseEnd(now, ttl)
+	if err != nil {
+		return false, err
+	}
+	if err := checkHolder(id, owner); err != nil {
+		return false, err
+	}
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE jobs SET until=? WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?`,
+		expires, id, owner, fence, now)
+	return affected(res, err, "renew")
+}
+
+// Complete stores result for job id and marks it done (step 6). It succeeds
+// only under a live lease: same owner and fence, not done, and now < Until.
+// Otherwise it returns false and the stored result is kept, so a worker
+// whose lease expired cannot overwrite the result of the worker that took
+// over.
+func (s *Store) Complete(ctx context.Context, id, owner string, fence int64, now float64, result string) (bool, error) {
+	if err := checkTime(now); err != nil {
+		return false, err
+	}
+	if err := checkHolder(id, owner); err != nil {
+		return false, err
+	}
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE jobs SET result=?, done=1 WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?`,
+		result, id, owner, fence, now)
+	return affected(res, err, "complete")
+}
+
+// Release gives up the lease of owner at fence on job id (step 7): the
+// owner is cleared and Until is set to 0, so the job can be claimed at
+// once. The fence is kept, so the next claim hands out a new number. It
+// returns false unless owner and fence match a job that is not done.
+func (s *Store) Release(ctx context.Context, id, owner string, fence int64) (bool, error) {
+	if err := checkHolder(id, owner); err != nil {
+		return false, err
+	}
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE jobs SET owner=NULL, until=0 WHERE id=? AND owner=? AND fence=? AND done=0`,
+		id, owner, fence)
+	return affected(res, err, "release")
+}
+
+// ClaimMany calls Claim for every owner at the same time and returns their
+// fences in the order of owners (step 8). Each claim runs on its own
+// goroutine and pooled connection; for a job that is free, exactly one
+// owner gets a fence and every other gets 0. Errors of the individual
+// claims are joined.
+func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, ttl float64) ([]int64, error) {
+	if _, err := leaseEnd(now, ttl); err != nil {
+		return nil, err
+	}
+	for _, owner := range owners {
+		if err := checkHolder(id, owner); err != nil {
+			return nil, err
+		}
+	}
+	fences := make([]int64, len(owners))
+	errs := make([]error, len(owners))
+	var wg sync.WaitGroup
+	for i, owner := range owners {
+		wg.Go(func() {
+			fences[i], errs[i] = s.Claim(ctx, id, owner, now, ttl)
+		})
+	}
+	wg.Wait()
+	return fences, errors.Join(errs...)
+}
+
+// leaseEnd validates ttl, then now, and returns now+ttl.
+func leaseEnd(now, ttl float64) (float64, error) {
+	if !(ttl > 0) || math.IsInf(ttl, 1) {
+		return 0, fmt.Errorf("%w: got %v", ErrInvalidTTL, ttl)
+	}
+	if err := checkTime(now); err != nil {
+		return 0, err
+	}
+	until := now + ttl
+	if math.IsInf(until, 0) {
+		return 0, fmt.Errorf("%w: now+ttl overflows (now %v, ttl %v)", ErrInvalidTTL, now, ttl)
+	}
+	return until, nil
+}
+
+func checkTime(now float64) error {
+	if math.IsNaN(now) || math.IsInf(now, 0) {
+		return fmt.Errorf("%w: got %v", ErrInvalidTime, now)
+	}
+	return nil
+}
+
+func checkHolder(id, owner string) error {
+	if id == "" {
+		return ErrEmptyID
+	}
+	if owner == "" {
+		return ErrEmptyOwner
+	}
+	return nil
+}
+
+// affected turns the result of a single-row write into the operation's
+// answer: true if the row was written.
+func affected(res sql.Result, err error, op string) (bool, error) {
+	if err != nil {
+		return false, fmt.Errorf("lease: %s: %w", op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("lease: %s: %w", op, err)
+	}
+	return n == 1, nil
+}

@@ -1,0 +1,218 @@
+package lease_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/fencelab/fencelab/lease"
+)
+
+// The model test drives random sequences of every operation, with a clock
+// that the test advances, against a store and against model, a plain map
+// that follows the contract line by line. Every return value and, after every
+// step, every stored job must agree.
+
+var (
+	modelIDs    = []string{"a", "b", "c"}
+	modelOwners = []string{"A", "B", "C"}
+	// Multiples of 0.5 are exact in float64, so now lands on until exactly.
+	modelTTLs  = []float64{0.5, 1, 2, 5}
+	modelSteps = []float64{0, 0.5, 1, 2.5}
+)
+
+// model is the contract, without SQL.
+type model map[string]lease.Job
+
+func (m model) claimable(id string, now float64) bool {
+	j, ok := m[id]
+	return ok && !j.Done && j.Until <= now
+}
+
+func (m model) live(id, owner string, fence int64, now float64) bool {
+	j, ok := m[id]
+	return ok && j.Owner == owner && j.Fence == fence && !j.Done && j.Until > now
+}
+
+type machine struct {
+	path  string
+	store *lease.Store
+	now   float64
+	model model
+}
+
+func (mc *machine) id(t *rapid.T) string    { return rapid.SampledFrom(modelIDs).Draw(t, "id") }
+func (mc *machine) owner(t *rapid.T) string { return rapid.SampledFrom(modelOwners).Draw(t, "owner") }
+func (mc *machine) ttl(t *rapid.T) float64  { return rapid.SampledFrom(modelTTLs).Draw(t, "ttl") }
+
+// fence draws a fence near the job's current one: stale, current or future.
+func (mc *machine) fence(t *rapid.T, id string) int64 {
+	return rapid.Int64Range(0, mc.model[id].Fence+1).Draw(t, "fence")
+}
+
+func (mc *machine) Enqueue(t *rapid.T) {
+	id := mc.id(t)
+	added, err := mc.store.Enqueue(t.Context(), id)
+	_, exists := mc.model[id]
+	if err != nil || added == exists {
+		t.Fatalf("Enqueue(%q) = %v, %v; want %v, nil", id, added, err, !exists)
+	}
+	if !exists {
+		mc.model[id] = lease.Job{ID: id}
+	}
+}
+
+func (mc *machine) Claim(t *rapid.T) {
+	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
+	got, err := mc.store.Claim(t.Context(), id, owner, mc.now, ttl)
+	var want int64
+	if mc.model.claimable(id, mc.now) {
+		j := mc.model[id]
+		want = j.Fence + 1
+		mc.model[id] = lease.Job{ID: id, Owner: owner, Until: mc.now + ttl, Fence: want}
+	}
+	if err != nil || got != want {
+		t.Fatalf("Claim(%q, %q, now=%v, ttl=%v) = %d, %v; want %d, nil", id, owner, mc.now, ttl, got, err, want)
+	}
+}
+
+func (mc *machine) Renew(t *rapid.T) {
+	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
+	fence := mc.fence(t, id)
+	got, err := mc.store.Renew(t.Context(), id, owner, fence, mc.now, ttl)
+	want := mc.model.live(id, owner, fence, mc.now)
+	if want {
+		j := mc.model[id]
+		j.Until = mc.now + ttl
+		mc.model[id] = j
+	}
+	if err != nil || got != want {
+		t.Fatalf("Renew(%q, %q, fence=%d, now=%v, ttl=%v) = %v, %v; want %v, nil", id, owner, fence, mc.now, ttl, got, err, want)
+	}
+}
+
+func (mc *machine) Complete(t *rapid.T) {
+	id, owner := mc.id(t), mc.owner(t)
+	fence := mc.fence(t, id)
+	result := rapid.StringMatching(`[a-z]{0,3}`).Draw(t, "result")
+	got, err := mc.store.Complete(t.Context(), id, owner, fence, mc.now, result)
+	want := mc.model.live(id, owner, fence, mc.now)
+	if want {
+		j := mc.model[id]
+		j.Result, j.Done = result, true
+		mc.model[id] = j
+	}
+	if err != nil || got != want {
+		t.Fatalf("Complete(%q, %q, fence=%d, now=%v) = %v, %v; want %v, nil", id, owner, fence, mc.now, got, err, want)
+	}
+}
+
+func (mc *machine) Release(t *rapid.T) {
+	id, owner := mc.id(t), mc.owner(t)
+	fence := mc.fence(t, id)
+	got, err := mc.store.Release(t.Context(), id, owner, fence)
+	j, ok := mc.model[id]
+	want := ok && j.Owner == owner && j.Fence == fence && !j.Done
+	if want {
+		j.Owner, j.Until = "", 0
+		mc.model[id] = j
+	}
+	if err != nil || got != want {
+		t.Fatalf("Release(%q, %q, fence=%d) = %v, %v; want %v, nil", id, owner, fence, got, err, want)
+	}
+}
+
+func (mc *machine) ClaimMany(t *rapid.T) {
+	id, ttl := mc.id(t), mc.ttl(t)
+	owners := rapid.SliceOfN(rapid.SampledFrom(modelOwners), 1, 4).Draw(t, "owners")
+	got, err := mc.store.ClaimMany(t.Context(), id, owners, mc.now, ttl)
+	if err != nil || len(got) != len(owners) {
+		t.Fatalf("ClaimMany(%q, %q) = %v, %v; want %d fences, nil", id, owners, got, err, len(owners))
+	}
+	won := winners(got)
+	if !mc.model.claimable(id, mc.now) {
+		if len(won) != 0 {
+			t.Fatalf("ClaimMany(%q, %q, now=%v) = %v, want no winner", id, owners, mc.now, got)
+		}
+		return
+	}
+	want := mc.model[id].Fence + 1
+	if len(won) != 1 || got[won[0]] != want {
+		t.Fatalf("ClaimMany(%q, %q, now=%v) = %v, want exactly one fence %d", id, owners, mc.now, got, want)
+	}
+	mc.model[id] = lease.Job{ID: id, Owner: owners[won[0]], Until: mc.now + ttl, Fence: want}
+}
+
+func (mc *machine) AdvanceClock(t *rapid.T) {
+	mc.now += rapid.SampledFrom(modelSteps).Draw(t, "dt")
+}
+
+// Reopen closes the store and opens the file again, as a restarted worker.
+func (mc *machine) Reopen(t *rapid.T) {
+	if err := mc.store.Close(); err != nil {
+		t.Fatalf("Close() error = %v", err)
+	}
+	s, err := lease.Open(mc.path)
+	if err != nil {
+		t.Fatalf("Open() after Close error = %v", err)
+	}
+	mc.store = s
+}
+
+// InvalidTTL makes a call with a ttl that must be rejected; Check then
+// confirms that nothing changed.
+func (mc *machine) InvalidTTL(t *rapid.T) {
+	id, owner := mc.id(t), mc.owner(t)
+	ttl := rapid.SampledFrom([]float64{0, -0.5, -1}).Draw(t, "badTTL")
+	var err error
+	switch op := rapid.SampledFrom([]string{"claim", "renew", "claimMany"}).Draw(t, "op"); op {
+	case "claim":
+		_, err = mc.store.Claim(t.Context(), id, owner, mc.now, ttl)
+	case "renew":
+		_, err = mc.store.Renew(t.Context(), id, owner, mc.model[id].Fence, mc.now, ttl)
+	case "claimMany":
+		_, err = mc.store.ClaimMany(t.Context(), id, []string{owner}, mc.now, ttl)
+	}
+	if !errors.Is(err, lease.ErrInvalidTTL) {
+		t.Fatalf("ttl=%v: error = %v, want ErrInvalidTTL", ttl, err)
+	}
+}
+
+// Check compares every job with the model after each step.
+func (mc *machine) Check(t *rapid.T) {
+	for _, id := range modelIDs {
+		got, err := mc.store.State(t.Context(), id)
+		if err != nil {
+			t.Fatalf("State(%q) error = %v", id, err)
+		}
+		want, ok := mc.model[id]
+		switch {
+		case !ok && got != nil:
+			t.Fatalf("State(%q) = %+v, want nil (never enqueued)", id, *got)
+		case ok && got == nil:
+			t.Fatalf("State(%q) = nil, want %+v", id, want)
+		case ok && *got != want:
+			t.Fatalf("State(%q) = %+v, want %+v", id, *got, want)
+		}
+	}
+}
+
+func TestModel_RandomOperationsFollowTheContract(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := 0
+	rapid.Check(t, func(t *rapid.T) {
+		run++
+		path := filepath.Join(dir, fmt.Sprintf("model-%d.db", run))
+		s, err := lease.Open(path)
+		if err != nil {
+			t.Fatalf("Open() error = %v", err)
+		}
+		mc := &machine{path: path, store: s, model: model{}}
+		defer func() { mc.store.Close() }()
+		t.Repeat(rapid.StateMachineActions(mc))
+	})
+}

@@ -1,0 +1,237 @@
+// Package yamlfile reads small YAML files strictly, keeping the position of
+// every node so that each error can name file:line:col and say how to fix
+// the input.
+package yamlfile
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/fencelab/fencelab/internal/suggest"
+)
+
+// Pos is a position in a file; lines and columns count from 1.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Error is an error at a position in an input file.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Node is a YAML node of a file.
+type Node struct {
+	file string
+	n    ast.Node
+}
+
+// Parse parses data, the contents of file, which must hold exactly one
+// non-empty YAML document.
+func Parse(file string, data []byte) (Node, error) {
+	if strings.TrimSpace(string(data)) == "" {
+		return Node{}, &Error{Pos{file, 1, 1}, "the file is empty"}
+	}
+	// Duplicate keys are reported by Node.Map, with a better message.
+	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) && ye.GetToken() != nil {
+			p := ye.GetToken().Position
+			return Node{}, &Error{Pos{file, p.Line, p.Column}, "not valid YAML: " + ye.GetMessage()}
+		}
+		return Node{}, &Error{Pos{file, 1, 1}, "not valid YAML: " + err.Error()}
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d.Body != nil {
+			docs = append(docs, d)
+		}
+	}
+	switch len(docs) {
+	case 0:
+		return Node{}, &Error{Pos{file, 1, 1}, "the file holds no YAML document"}
+	case 1:
+		return Node{file, docs[0].Body}, nil
+	default:
+		return Node{}, Node{file, docs[1].Body}.Errorf("a second YAML document: put everything in one")
+	}
+}
+
+// Pos returns the position of n.
+func (n Node) Pos() Pos {
+	node := n.n
+	// A mapping's own token is its first ':'; point at its first key.
+	switch m := node.(type) {
+	case *ast.MappingNode:
+		if len(m.Values) > 0 {
+			node = m.Values[0].Key
+		}
+	case *ast.MappingValueNode:
+		node = m.Key
+	}
+	tk := node.GetToken()
+	if tk == nil {
+		return Pos{File: n.file, Line: 1, Col: 1}
+	}
+	return Pos{n.file, tk.Position.Line, tk.Position.Column}
+}
+
+// Errorf returns an error at the position of n.
+func (n Node) Errorf(format string, args ...any) error {
+	return &Error{n.Pos(), fmt.Sprintf(format, args...)}
+}
+
+// Kind names the kind of n for error messages: "a mapping", "a list", "a
+// string", "a number", "true or false", "null", or "an alias".
+func (n Node) Kind() string {
+	switch n.n.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.StringNode, *ast.LiteralNode:
+		return "a string"
+	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "true or false"
+	case *ast.NullNode:
+		return "null"
+	case *ast.AliasNode, *ast.AnchorNode:
+		return "an anchor or alias"
+	default:
+		return n.n.Type().String()
+	}
+}
+
+// IsNull reports whether n is null or empty ("key:" with no value).
+func (n Node) IsNull() bool {
+	_, ok := n.n.(*ast.NullNode)
+	return ok
+}
+
+// Entry is one key of a mapping and its value.
+type Entry struct {
+	Key   string
+	KeyAt Node
+	Value Node
+}
+
+// Map returns the entries of mapping n in file order. Duplicate keys, and
+// keys that are not plain scalars, are errors.
+func (n Node) Map() ([]Entry, error) {
+	var values []*ast.MappingValueNode
+	switch m := n.n.(type) {
+	case *ast.MappingNode:
+		values = m.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{m}
+	default:
+		return nil, n.Errorf("want a mapping of keys to values, got %s", n.Kind())
+	}
+	entries := make([]Entry, 0, len(values))
+	seen := map[string]Node{}
+	for _, v := range values {
+		key := Node{n.file, v.Key}
+		var name string
+		switch k := v.Key.(type) {
+		case *ast.StringNode:
+			name = k.Value
+		case *ast.IntegerNode, *ast.BoolNode, *ast.FloatNode:
+			name = k.GetToken().Value
+		default:
+			return nil, key.Errorf("a key must be a plain word, got %s", key.Kind())
+		}
+		if first, dup := seen[name]; dup {
+			return nil, key.Errorf("duplicate key %q (first at line %d): keep one", name, first.Pos().Line)
+		}
+		seen[name] = key
+		entries = append(entries, Entry{Key: name, KeyAt: key, Value: Node{n.file, v.Value}})
+	}
+	return entries, nil
+}
+
+// CheckKeys returns an error for the first entry whose key is not one of
+// known, with the closest known key as a hint.
+func CheckKeys(entries []Entry, what string, known ...string) error {
+	for _, e := range entries {
+		if !slices.Contains(known, e.Key) {
+			return e.KeyAt.Errorf("unknown field %q in %s%s; the fields are: %s",
+				e.Key, what, suggest.Hint(e.Key, known), strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// Seq returns the items of list n; null is an empty list.
+func (n Node) Seq() ([]Node, error) {
+	switch s := n.n.(type) {
+	case *ast.SequenceNode:
+		items := make([]Node, len(s.Values))
+		for i, v := range s.Values {
+			items[i] = Node{n.file, v}
+		}
+		return items, nil
+	case *ast.NullNode:
+		return nil, nil
+	default:
+		return nil, n.Errorf("want a list, got %s", n.Kind())
+	}
+}
+
+// String returns the value of string n.
+func (n Node) String() (string, error) {
+	switch s := n.n.(type) {
+	case *ast.StringNode:
+		return s.Value, nil
+	case *ast.LiteralNode:
+		return s.Value.Value, nil
+	default:
+		return "", n.Errorf("want a string, got %s", n.Kind())
+	}
+}
+
+// Text returns the text of any scalar n as written (a number stays "0",
+// not 0), for fields whose values are source code.
+func (n Node) Text() (string, error) {
+	switch s := n.n.(type) {
+	case *ast.StringNode, *ast.LiteralNode:
+		return n.String()
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return s.GetToken().Value, nil
+	default:
+		return "", n.Errorf("want text, got %s", n.Kind())
+	}
+}
+
+// Int returns the value of integer n.
+func (n Node) Int() (int, error) {
+	i, ok := n.n.(*ast.IntegerNode)
+	if !ok {
+		return 0, n.Errorf("want a whole number, got %s", n.Kind())
+	}
+	switch v := i.Value.(type) {
+	case int64:
+		return int(v), nil
+	case uint64:
+		if v <= 1<<31 {
+			return int(v), nil
+		}
+	}
+	return 0, n.Errorf("number %s is out of range", i.GetToken().Value)
+}

@@ -1,0 +1,103 @@
+package yamlfile
+
+import "testing"
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"Empty", "", "f.yaml:1:1: the file is empty"},
+		{"OnlyComments", "# nothing\n", "f.yaml:1:1: the file holds no YAML document"},
+		{"Syntax", "a: [1\n", "f.yaml:1:4: not valid YAML: sequence end token ']' not found"},
+		{"Tab", "a: 1\n\tb: 2\n", "f.yaml:2:1: not valid YAML: found character '\t' that cannot start any token"},
+		{"TwoDocuments", "a: 1\n---\nb: 2\n", "f.yaml:3:1: a second YAML document: put everything in one"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.src))
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("Parse(%q) error = %v, want %q", tc.src, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMap(t *testing.T) {
+	n, err := Parse("f.yaml", []byte("name: x\nsteps: 3\nitems: [a, b]\nnote: |\n  two\n  lines\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := n.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range entries {
+		keys = append(keys, e.Key+"@"+e.KeyAt.Pos().String())
+	}
+	if got, want := len(keys), 4; got != want {
+		t.Fatalf("Map() has %d entries (%v), want %d", got, keys, want)
+	}
+	if got, want := keys[2], "items@f.yaml:3:1"; got != want {
+		t.Errorf("entry 2 = %s, want %s", got, want)
+	}
+	if s, err := entries[0].Value.String(); err != nil || s != "x" {
+		t.Errorf("String() = %q, %v; want x", s, err)
+	}
+	if i, err := entries[1].Value.Int(); err != nil || i != 3 {
+		t.Errorf("Int() = %d, %v; want 3", i, err)
+	}
+	if s, err := entries[1].Value.Text(); err != nil || s != "3" {
+		t.Errorf("Text() = %q, %v; want 3", s, err)
+	}
+	items, err := entries[2].Value.Seq()
+	if err != nil || len(items) != 2 {
+		t.Fatalf("Seq() = %v, %v; want 2 items", items, err)
+	}
+	if s, err := entries[3].Value.String(); err != nil || s != "two\nlines\n" {
+		t.Errorf("String(literal) = %q, %v", s, err)
+	}
+	if _, err := entries[0].Value.Int(); err == nil || err.Error() != "f.yaml:1:7: want a whole number, got a string" {
+		t.Errorf("Int(string) error = %v", err)
+	}
+	if _, err := entries[2].Value.String(); err == nil || err.Error() != "f.yaml:3:8: want a string, got a list" {
+		t.Errorf("String(list) error = %v", err)
+	}
+}
+
+func TestMapErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"Duplicate", "a: 1\nb: 2\na: 3\n", `f.yaml:3:1: duplicate key "a" (first at line 1): keep one`},
+		{"NotAMapping", "- a\n- b\n", "f.yaml:1:1: want a mapping of keys to values, got a list"},
+		{"Scalar", "hello\n", "f.yaml:1:1: want a mapping of keys to values, got a string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err := Parse("f.yaml", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := n.Map(); err == nil || err.Error() != tc.want {
+				t.Fatalf("Map() error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckKeys(t *testing.T) {
+	n, err := Parse("f.yaml", []byte("id: x\ntraget: Open\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := n.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckKeys(entries, "a mutant", "id", "target")
+	want := `f.yaml:2:1: unknown field "traget" in a mutant (did you mean "target"?); the fields are: id, target`
+	if err == nil || err.Error() != want {
+		t.Fatalf("CheckKeys() error = %v, want %q", err, want)
+	}
+}

@@ -170,7 +170,6 @@ func stmts(src string) []ast.Stmt {
 	return list
 }
 
-
 // parseFragment parses src as kind: one expression, or a list of
 // statements for Stmt and Body. Positions in the result refer to a file set
 // of its own; astequal ignores them.

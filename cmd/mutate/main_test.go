@@ -1,0 +1,213 @@
+//go:build unix
+
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"mutate": main})
+}
+
+// TestScripts runs the scripts in testdata/script: the mutate command end
+// to end, on package lease ($MODROOT) and on small fixture modules.
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goEnv := goEnvVars(t, "GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GONOSUMDB", "GOPRIVATE", "GOFLAGS")
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
+			env.Setenv("GOTOOLCHAIN", "local")
+			env.Setenv("MODROOT", root)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"treesum":    cmdTreesum,
+			"waitfiles":  cmdWaitfiles,
+			"gone":       cmdGone,
+			"reportjson": cmdReportJSON,
+			"emptydir":   cmdEmptydir,
+			"exitcode":   cmdExitcode,
+		},
+	})
+}
+
+func goEnvVars(t *testing.T, names ...string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"env", "-json"}, names...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	if err := json.Unmarshal(out, &vars); err != nil {
+		t.Fatal(err)
+	}
+	return vars
+}
+
+// treesum DIR FILE writes the SHA-256 of every file under DIR, except
+// .git, to FILE, so that two sums can be compared with cmp.
+func cmdTreesum(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: treesum DIR FILE")
+	}
+	root := ts.MkAbs(args[0])
+	var lines []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		lines = append(lines, fmt.Sprintf("%x  %s", sha256.Sum256(data), filepath.ToSlash(rel)))
+		return nil
+	})
+	ts.Check(err)
+	slices.Sort(lines)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// waitfiles N GLOB waits until GLOB matches at least N files. It
+// synchronizes with a background command; the limit only guards against a
+// hang of the script itself.
+func cmdWaitfiles(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfiles N GLOB")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if matches, _ := filepath.Glob(ts.MkAbs(args[1])); len(matches) >= n {
+			return
+		}
+	}
+	ts.Fatalf("no %d files match %s", n, args[1])
+}
+
+// gone GLOB checks that no process named by a pid file matching GLOB
+// exists any more.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone GLOB")
+	}
+	files, _ := filepath.Glob(ts.MkAbs(args[0]))
+	if len(files) == 0 {
+		ts.Fatalf("no pid files match %s", args[0])
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		ts.Check(err)
+		if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+			ts.Fatalf("process %d (%s) still exists: kill -0 says %v", pid, filepath.Base(f), err)
+		}
+	}
+}
+
+// exitcode N PROG ARGS... runs PROG like exec and checks that it exits
+// with status N.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// emptydir DIR checks that DIR holds nothing.
+func cmdEmptydir(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: emptydir DIR")
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if empty := len(names) == 0; empty == neg {
+		ts.Fatalf("%s holds %v", args[0], names)
+	}
+}
+
+// reportjson FILE decodes a mutate run -json result strictly, checks the
+// fields every consumer relies on, and prints one line per mutant:
+// "ID STEP STATUS FAILED-TESTS...".
+func cmdReportJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: reportjson FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var r report.Report
+	if err := dec.Decode(&r); err != nil {
+		ts.Fatalf("not a report: %v", err)
+	}
+	if r.Baseline.Tests == 0 || r.Baseline.Tests != len(r.Baseline.TestNames) || r.Baseline.Seconds <= 0 {
+		ts.Fatalf("bad baseline: %+v", r.Baseline)
+	}
+	if r.Summary != report.Summarize(r.Mutants) {
+		ts.Fatalf("summary %+v does not count the mutants", r.Summary)
+	}
+	for _, m := range r.Mutants {
+		if m.ID == "" || m.Status == "" || m.File == "" || m.Line <= 0 || m.Seconds <= 0 {
+			ts.Fatalf("mutant lacks id, status, file, line or seconds: %+v", m)
+		}
+		if !slices.IsSorted(m.FailedTests) || len(m.Failures) != len(m.FailedTests) {
+			ts.Fatalf("mutant %s: failed_tests not sorted or failures not aligned", m.ID)
+		}
+		for i, f := range m.Failures {
+			if f.Test != m.FailedTests[i] {
+				ts.Fatalf("mutant %s: failure %d is for %s, want %s", m.ID, i, f.Test, m.FailedTests[i])
+			}
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %d %s %s\n", m.ID, m.Step, m.Status, strings.Join(m.FailedTests, " "))
+	}
+}

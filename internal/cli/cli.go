@@ -1,0 +1,333 @@
+// Package cli implements the mutate command.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/mutants"
+)
+
+// Exit codes, documented in usage.
+const (
+	exitOK    = report.ExitKilled
+	exitError = report.ExitError
+)
+
+const usage = `mutate applies documented faults (mutants) to package lease as AST rewrites,
+runs the test suite once per mutant, and reports which tests caught each.
+
+Usage:
+  mutate [-C dir] <command> [flags]
+
+Commands:
+  list          print the catalog of mutants
+  show ID       print a mutant as a unified diff, with its step, contract and rationale
+  run           run the suite against every mutant and print the kill matrix
+
+Run 'mutate <command> -h' for a command's flags.
+
+Exit codes of run:
+  0  every mutant was killed
+  1  some mutant survived (no test failed under it)
+  2  usage, input or harness error: bad flags, a mutant that no longer matches
+     the code, a test suite that is red or flaky before any mutant runs, a
+     mutant that does not compile, an interrupted run
+  3  some mutant timed out, and none survived
+list and show exit 0, or 2 on an error.
+`
+
+// Main runs the mutate command with args (without the program name) and
+// returns its exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	dir := fs.String("C", "", "run in `dir` instead of the current directory")
+	if err := fs.Parse(args); err != nil {
+		return usageExit(err)
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitError
+	}
+	if *dir != "" {
+		if err := os.Chdir(*dir); err != nil {
+			fmt.Fprintf(stderr, "mutate: %v\n", err)
+			return exitError
+		}
+	}
+	cmd, rest := fs.Arg(0), fs.Args()[1:]
+	var err error
+	code := exitOK
+	switch cmd {
+	case "list":
+		err = list(ctx, rest, stdout, stderr)
+	case "show":
+		err = show(ctx, rest, stdout, stderr)
+	case "run":
+		code, err = run(ctx, rest, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "mutate: unknown command %q\n\n%s", cmd, usage)
+		return exitError
+	}
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errUsage) {
+			fmt.Fprintf(stderr, "mutate %s: %v\n", cmd, err)
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitError
+	}
+	return code
+}
+
+// errUsage marks an error whose message the flag package already printed.
+var errUsage = errors.New("usage")
+
+func usageExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitError
+}
+
+// mutantFlags are the flags that choose the mutants and their package.
+type mutantFlags struct {
+	pkg     string
+	file    string
+	catalog bool
+	only    string
+}
+
+func (f *mutantFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.pkg, "pkg", "./lease", "the `package` to mutate")
+	fs.StringVar(&f.file, "mutants", "", "also read mutants from this YAML `file`")
+	fs.BoolVar(&f.catalog, "catalog", true, "include the built-in catalog")
+	fs.StringVar(&f.only, "only", "", "run only these comma-separated mutant `ids`")
+}
+
+// load returns the chosen mutants in order: the catalog, then the file's.
+func (f *mutantFlags) load() ([]*mutants.Mutant, error) {
+	var ms []*mutants.Mutant
+	if f.catalog {
+		ms = mutants.Catalog()
+	}
+	if f.file != "" {
+		extra, err := mutants.LoadFile(f.file)
+		if err != nil {
+			return nil, err
+		}
+		if ms, err = mutants.Combine(ms, extra); err != nil {
+			return nil, err
+		}
+	}
+	if f.only != "" {
+		var chosen []*mutants.Mutant
+		for id := range strings.SplitSeq(f.only, ",") {
+			m, err := mutants.Lookup(ms, strings.TrimSpace(id))
+			if err != nil {
+				return nil, err
+			}
+			chosen = append(chosen, m)
+		}
+		ms = chosen
+	}
+	if len(ms) == 0 {
+		return nil, errors.New("no mutants: -catalog=false needs -mutants FILE")
+	}
+	return ms, nil
+}
+
+func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("mutate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: mutate %s %s\n\nFlags:\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+func list(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("list", "[flags]", stderr)
+	var mf mutantFlags
+	mf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	ms, err := mf.load()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tID\tTARGET\tKIND\tTITLE")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", stepText(m.Step), m.ID, m.Target, m.Kind, m.Title)
+	}
+	return tw.Flush()
+}
+
+func show(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("show", "[flags] ID...", stderr)
+	var mf mutantFlags
+	mf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	all, err := mf.load()
+	if err != nil {
+		return err
+	}
+	var ms []*mutants.Mutant
+	for _, id := range fs.Args() {
+		m, err := mutants.Lookup(all, id)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, m)
+	}
+	p, err := harness.Prepare(ctx, harness.Config{Package: mf.pkg, Mutants: ms})
+	if err != nil {
+		return err
+	}
+	for i, a := range p.Applied {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		m := a.Mutant
+		file := p.RelFile(a)
+		fmt.Fprintf(stdout, "%s (step %s): %s\n\n", m.ID, stepText(m.Step), m.Title)
+		field(stdout, "contract", m.Contract)
+		field(stdout, "rationale", m.Rationale)
+		field(stdout, "seed", m.Seed)
+		field(stdout, "rewrite", fmt.Sprintf("%s `%s` -> `%s` in %s (%s:%d)", m.Kind, oneLine(m.Find), oneLine(m.Replace), m.Target, file, a.Line))
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, a.Diff(file))
+	}
+	return nil
+}
+
+func field(w io.Writer, name, value string) {
+	if value != "" {
+		fmt.Fprintf(w, "%-10s %s\n", name+":", value)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("run", "[flags]", stderr)
+	var mf mutantFlags
+	mf.register(fs)
+	jobs := fs.Int("j", runtime.NumCPU(), "run `n` mutants at the same time")
+	timeout := fs.Duration("timeout", 0, fmt.Sprintf("limit for one mutant's go test (default: %d× the baseline, at least %s)", harness.TimeoutFactor, harness.MinTimeout))
+	asJSON := fs.Bool("json", false, "print the result as JSON instead of the kill matrix")
+	junit := fs.String("junit", "", "also write the result as JUnit XML to `file`")
+	github := fs.Bool("github", false, "also print GitHub Actions annotations for mutants not killed")
+	verbose := fs.Bool("v", false, "print each failing test's message in the kill matrix")
+	if err := parse(fs, args); err != nil {
+		return exitError, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return exitError, errUsage
+	}
+	if *jobs < 1 {
+		return exitError, fmt.Errorf("-j %d: want at least 1", *jobs)
+	}
+	if *timeout < 0 {
+		return exitError, fmt.Errorf("-timeout %s: want a positive duration", *timeout)
+	}
+	ms, err := mf.load()
+	if err != nil {
+		return exitError, err
+	}
+	cfg := harness.Config{Package: mf.pkg, Mutants: ms, Jobs: *jobs, Timeout: *timeout, Progress: stderr}
+	p, err := harness.Prepare(ctx, cfg)
+	if err != nil {
+		return exitError, err
+	}
+	rep, err := harness.Run(ctx, cfg, p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitError, errors.New("interrupted; temporary files removed, the source tree is unchanged")
+		}
+		return exitError, err
+	}
+	if *junit != "" {
+		if err := writeFile(*junit, rep.WriteJUnit); err != nil {
+			return exitError, err
+		}
+	}
+	if *github {
+		if err := rep.WriteGitHub(stdout); err != nil {
+			return exitError, err
+		}
+	}
+	if *asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout, *verbose)
+	}
+	if err != nil {
+		return exitError, err
+	}
+	return rep.ExitCode(), nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func stepText(step int) string {
+	if step == 0 {
+		return "-"
+	}
+	return fmt.Sprint(step)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 50 {
+		s = s[:47] + "..."
+	}
+	return s
+}

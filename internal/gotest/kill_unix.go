@@ -1,0 +1,29 @@
+//go:build unix
+
+package gotest
+
+import (
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// killGroup makes cmd the leader of a new process group: go test starts
+// the test binary, and the binary may start processes of its own. When the
+// run is cancelled the whole group gets SIGINT, so that the go command
+// removes its work directory; whatever is left after a grace period gets
+// SIGKILL.
+func killGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	}
+	cmd.WaitDelay = 5 * time.Second
+}
+
+// reapGroup kills what is left of a cancelled run's process group.
+func reapGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

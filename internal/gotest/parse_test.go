@@ -1,0 +1,105 @@
+package gotest
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func parseFile(t *testing.T, name string) *Result {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := Parse(f)
+	if err != nil {
+		t.Fatalf("Parse(%s) error = %v", name, err)
+	}
+	return res
+}
+
+func TestParse_OutcomesOfTestsAndSubtests(t *testing.T) {
+	res := parseFile(t, "mixed.jsonl")
+	if res.Passed || res.BuildFailed || res.TimedOut {
+		t.Fatalf("Passed, BuildFailed, TimedOut = %v, %v, %v; want all false", res.Passed, res.BuildFailed, res.TimedOut)
+	}
+	want := map[string]string{
+		"TestPass": Pass, "TestFail": Fail, "TestSub": Fail, "TestSub/ok": Pass,
+		"TestSub/bad_one": Fail, "TestSkip": Skip, "Example": Fail,
+	}
+	if len(res.Tests) != len(want) {
+		t.Fatalf("Parse() found tests %v, want %d", res.Names(), len(want))
+	}
+	for name, outcome := range want {
+		if got := res.Tests[name].Outcome; got != outcome {
+			t.Errorf("%s outcome = %q, want %q", name, got, outcome)
+		}
+	}
+	if got, want := strings.Join(res.Failed(), ","), "Example,TestFail,TestSub,TestSub/bad_one"; got != want {
+		t.Errorf("Failed() = %s, want %s", got, want)
+	}
+	if res.Elapsed != 0.003 {
+		t.Errorf("Elapsed = %v, want 0.003", res.Elapsed)
+	}
+}
+
+func TestParse_MessagesDropFraming(t *testing.T) {
+	res := parseFile(t, "mixed.jsonl")
+	tests := []struct{ name, want string }{
+		{"TestFail", "gt_test.go:4: a log line\ngt_test.go:4: got 1, want 2\ngt_test.go:4: multi\n    line"},
+		{"TestSub/bad_one", "gt_test.go:5: sub failed"},
+		{"TestSub", ""},
+		{"Example", "got:\nx\nwant:\ny"},
+		{"NoSuchTest", ""},
+	}
+	for _, tc := range tests {
+		if got := res.Message(tc.name); got != tc.want {
+			t.Errorf("Message(%s) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParse_BuildFailure(t *testing.T) {
+	res := parseFile(t, "buildfail.jsonl")
+	if !res.BuildFailed || res.Passed || len(res.Tests) != 0 {
+		t.Fatalf("BuildFailed, Passed, tests = %v, %v, %d; want true, false, 0", res.BuildFailed, res.Passed, len(res.Tests))
+	}
+	if !strings.Contains(res.BuildOutput, `cannot use "x" (untyped string constant) as int value`) {
+		t.Fatalf("BuildOutput = %q, want the compiler's message", res.BuildOutput)
+	}
+}
+
+func TestParse_Timeout(t *testing.T) {
+	res := parseFile(t, "timeout.jsonl")
+	if !res.TimedOut || res.Passed {
+		t.Fatalf("TimedOut, Passed = %v, %v; want true, false", res.TimedOut, res.Passed)
+	}
+	// The hung test never reported an outcome: it counts as failed.
+	if got := strings.Join(res.Failed(), ","); got != "TestHang" {
+		t.Fatalf("Failed() = %s, want TestHang", got)
+	}
+}
+
+func TestParse_RejectsBrokenEvent(t *testing.T) {
+	_, err := Parse(strings.NewReader("{\"Action\":\"run\",\n"))
+	if err == nil {
+		t.Fatal("Parse(broken JSON) error = nil, want an error")
+	}
+}
+
+func TestParse_PassingPackage(t *testing.T) {
+	res, err := Parse(strings.NewReader(`{"Action":"start","Package":"p"}
+go: downloading example.com/m v1.0.0
+{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.5}
+{"Action":"pass","Package":"p","Elapsed":0.6}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Passed || len(res.Failed()) != 0 || res.Elapsed != 0.6 || res.Tests["TestA"].Elapsed != 0.5 {
+		t.Fatalf("Parse() = %+v, want a passing package with TestA", res)
+	}
+}

@@ -1,0 +1,79 @@
+package gotest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Command is one `go test -json` run of one package.
+type Command struct {
+	Go      string        // the go command; "go" if empty
+	Dir     string        // where to run it: the module root
+	Package string        // the package pattern, such as "./lease"
+	Flags   []string      // extra flags before the package, such as -overlay=F
+	Env     []string      // extra environment variables, KEY=VALUE
+	Timeout time.Duration // kill the whole run after this long; 0 for no limit
+}
+
+// Run runs c and parses its events. The run is killed, with every process
+// it started, when ctx is done or the timeout passes; a run killed by the
+// timeout returns its partial result with TimedOut set. Failing tests are
+// not an error: an error means the run itself did not happen as asked.
+func Run(ctx context.Context, c Command) (*Result, time.Duration, error) {
+	goCmd := c.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	runCtx := ctx
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	args := append([]string{"test", "-json", "-count=1"}, c.Flags...)
+	args = append(args, c.Package)
+	cmd := exec.CommandContext(runCtx, goCmd, args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	killGroup(cmd)
+	start := time.Now()
+	runErr := cmd.Run()
+	wall := time.Since(start)
+	if runCtx.Err() != nil {
+		reapGroup(cmd)
+	}
+
+	if ctx.Err() != nil {
+		return nil, wall, ctx.Err()
+	}
+	res, err := Parse(&stdout)
+	if err != nil {
+		return nil, wall, err
+	}
+	if runCtx.Err() != nil {
+		res.TimedOut = true
+		return res, wall, nil
+	}
+	var exit *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exit) {
+		return nil, wall, fmt.Errorf("%s test: %w", goCmd, runErr)
+	}
+	if res.SetupFailed || runErr != nil && len(res.Tests) == 0 && !res.BuildFailed && res.Output == "" {
+		// go test failed before building the package: a bad flag, a
+		// package that does not exist, a module that cannot load.
+		msg := strings.TrimSpace(res.BuildOutput + stderr.String())
+		return nil, wall, fmt.Errorf("%s %s: %s", goCmd, strings.Join(args, " "), msg)
+	}
+	if res.BuildFailed && res.BuildOutput == "" {
+		res.BuildOutput = stderr.String()
+	}
+	return res, wall, nil
+}

@@ -1,0 +1,112 @@
+package gotest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeModule writes a one-package module with the given test file.
+func writeModule(t *testing.T, test string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.26\n",
+		"m.go":      "package m\n\nfunc Two() int { return 2 }\n",
+		"m_test.go": test,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRun_ReportsFailingTest(t *testing.T) {
+	dir := writeModule(t, `package m
+
+import "testing"
+
+func TestTwo(t *testing.T) {
+	if Two() != 3 {
+		t.Errorf("Two() = %d, want 3", Two())
+	}
+}
+`)
+	res, wall, err := Run(t.Context(), Command{Dir: dir, Package: "."})
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if res.Passed || strings.Join(res.Failed(), ",") != "TestTwo" {
+		t.Fatalf("Run() passed = %v, failed = %v; want TestTwo to fail", res.Passed, res.Failed())
+	}
+	if got, want := res.Message("TestTwo"), "m_test.go:7: Two() = 2, want 3"; got != want {
+		t.Errorf("Message() = %q, want %q", got, want)
+	}
+	if wall <= 0 {
+		t.Errorf("wall = %v, want > 0", wall)
+	}
+}
+
+func TestRun_TimeoutKillsTheWholeProcessGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	dir := writeModule(t, `package m
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+func TestHang(t *testing.T) {
+	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	select {}
+}
+`)
+	res, _, err := Run(t.Context(), Command{
+		Dir: dir, Package: ".", Env: []string{"PID_FILE=" + pidFile}, Timeout: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.TimedOut {
+		t.Fatalf("TimedOut = false, want true")
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the test binary never started: %v", err)
+	}
+	pid, err := strconv.Atoi(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test binary is a grandchild: go test started it.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("test binary %d still exists after the timeout (kill -0: %v)", pid, err)
+	}
+}
+
+func TestRun_MissingPackageIsAnError(t *testing.T) {
+	dir := writeModule(t, "package m\n")
+	_, _, err := Run(t.Context(), Command{Dir: dir, Package: "./nope"})
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("Run(./nope) error = %v, want one naming the package", err)
+	}
+}
+
+func TestRun_CancelledContext(t *testing.T) {
+	dir := writeModule(t, "package m\n")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, _, err := Run(ctx, Command{Dir: dir, Package: "."})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run(cancelled) error = %v, want context.Canceled", err)
+	}
+}

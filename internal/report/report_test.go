@@ -1,0 +1,155 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+func sample() *Report {
+	ms := []Mutant{
+		{ID: "claim-boundary", Step: 4, Title: "the expiry comparison in Claim is inclusive", Target: "Store.Claim",
+			File: "lease/lease.go", Line: 226, Status: Killed, Seconds: 3.25, TestSeconds: 1.5,
+			FailedTests: []string{"TestClaim_ReassignsAtExactExpiry", "TestModel/seq"},
+			Failures: []Failure{
+				{Test: "TestClaim_ReassignsAtExactExpiry", Message: "claim_test.go:40: Claim(now == until) = 0, want 2"},
+				{Test: "TestModel/seq", Message: "model_test.go:9: first line\n    second line"},
+			}},
+		{ID: "renew-expired", Step: 5, Title: "Renew accepts a lease at its exact expiry", Target: "Store.Renew",
+			File: "lease/lease.go", Line: 252, Status: Survived, Seconds: 2, FailedTests: []string{}, Failures: []Failure{}},
+		{ID: "loops", Step: 0, Title: "a loop that never ends, 100%", Target: "Loop",
+			File: "calc/calc.go", Line: 7, Status: Timeout, Seconds: 120, FailedTests: []string{}, Failures: []Failure{}},
+		{ID: "broken", Step: 2, Title: "does not compile", Target: "Max",
+			File: "calc/calc.go", Line: 3, Status: BuildFailed, Seconds: 0.5, Output: "calc.go:3:9: cannot use \"a\" as int value",
+			FailedTests: []string{}, Failures: []Failure{}},
+	}
+	return &Report{
+		Module: "example.com/m", Package: "./lease", GoVersion: "go1.26.8", Mode: "overlay", Jobs: 2, Limit: 60,
+		Baseline: Baseline{Tests: 3, Seconds: 2.5, TestNames: []string{"TestA", "TestB", "TestB/sub"}},
+		Mutants:  ms, Summary: Summarize(ms), Seconds: 10.75,
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	s := sample().Summary
+	if got, want := s.String(), "4 mutants: 1 killed, 1 survived, 1 timeout, 1 build-failed"; got != want {
+		t.Fatalf("Summary = %q, want %q", got, want)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		name     string
+		statuses []string
+		want     int
+	}{
+		{"AllKilled", []string{Killed, Killed}, ExitKilled},
+		{"Survived", []string{Killed, Survived}, ExitSurvived},
+		{"TimeoutOnly", []string{Killed, Timeout}, ExitTimeout},
+		{"SurvivedBeatsTimeout", []string{Timeout, Survived}, ExitSurvived},
+		{"BuildFailedIsAnError", []string{Survived, BuildFailed}, ExitError},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ms []Mutant
+			for _, s := range tc.statuses {
+				ms = append(ms, Mutant{Status: s})
+			}
+			r := &Report{Mutants: ms, Summary: Summarize(ms)}
+			if got := r.ExitCode(); got != tc.want {
+				t.Fatalf("ExitCode() = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteText(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := sample().WriteText(&buf, verbose); err != nil {
+			t.Fatal(err)
+		}
+		name := "matrix.txt"
+		if verbose {
+			name = "matrix-verbose.txt"
+		}
+		golden(t, name, buf.Bytes())
+	}
+}
+
+func TestWriteJUnit(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sample().WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "junit.xml", buf.Bytes())
+	var doc junitSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("JUnit output is not XML: %v", err)
+	}
+	if doc.Tests != 4 || doc.Failures != 1 || doc.Errors != 2 {
+		t.Fatalf("tests, failures, errors = %d, %d, %d; want 4, 1, 2", doc.Tests, doc.Failures, doc.Errors)
+	}
+}
+
+func TestWriteGitHub(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sample().WriteGitHub(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "github.txt", buf.Bytes())
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sample().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.json", buf.Bytes())
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatalf("ReadFile() error = %v", err)
+	}
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(sample())
+	if !bytes.Equal(a, b) {
+		t.Fatalf("round trip changed the report:\n%s\n%s", a, b)
+	}
+}
+
+func TestReadFile_RejectsOtherJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(path, []byte(`{"learner": "alice"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path); err == nil {
+		t.Fatal("ReadFile(other JSON) error = nil, want an error")
+	}
+}

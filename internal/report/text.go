@@ -1,0 +1,77 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the kill matrix: one row per mutant in catalog order,
+// the tests that failed under it beneath, then the summary line. With
+// verbose, each failed test's message follows its name.
+func (r *Report) WriteText(w io.Writer, verbose bool) error {
+	var b strings.Builder
+	cached := ""
+	if r.Cached {
+		cached = " (results from the cache: the sources, tests and mutants are unchanged)"
+	}
+	fmt.Fprintf(&b, "baseline %s: %d tests passed in %.1fs%s\n\n", r.Package, r.Baseline.Tests, r.Baseline.Seconds, cached)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tMUTANT\tSTATUS\tTIME\tFAILED TESTS")
+	for _, m := range r.Mutants {
+		step := "-"
+		if m.Step > 0 {
+			step = fmt.Sprint(m.Step)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fs\t%s\n", step, m.ID, m.Status, m.Seconds, countNote(m))
+	}
+	tw.Flush()
+	for _, m := range r.Mutants {
+		step := ""
+		if m.Step > 0 {
+			step = fmt.Sprintf("step %d, ", m.Step)
+		}
+		fmt.Fprintf(&b, "\n%s (%s%s:%d): %s\n", m.ID, step, m.File, m.Line, m.Title)
+		switch m.Status {
+		case Killed:
+			for i, name := range m.FailedTests {
+				fmt.Fprintf(&b, "  %s\n", name)
+				if verbose && m.Failures[i].Message != "" {
+					fmt.Fprintf(&b, "%s\n", Indent(m.Failures[i].Message, "      "))
+				}
+			}
+			if len(m.FailedTests) == 0 {
+				fmt.Fprintf(&b, "  the test binary failed outside any test:\n%s\n", Indent(m.Output, "      "))
+			}
+		case Survived:
+			fmt.Fprintf(&b, "  no test failed: the suite cannot tell this mutant from the reference\n")
+		case Timeout:
+			fmt.Fprintf(&b, "  the run exceeded %.0fs, twice: the mutant probably hangs\n", r.Limit)
+		case BuildFailed:
+			fmt.Fprintf(&b, "  the mutant does not compile (a defect of the mutant, not a kill):\n%s\n", Indent(m.Output, "      "))
+		}
+	}
+	fmt.Fprintf(&b, "\n%s\n", r.Summary)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func countNote(m Mutant) string {
+	switch {
+	case m.Status == Killed && len(m.FailedTests) > 0:
+		return fmt.Sprint(len(m.FailedTests))
+	case m.Status == Killed:
+		return "binary failed"
+	}
+	return "-"
+}
+
+// Indent prefixes every line of s, without its trailing newlines.
+func Indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -52,6 +52,7 @@ func TestScripts(t *testing.T) {
 			"reportjson": cmdReportJSON,
 			"emptydir":   cmdEmptydir,
 			"exitcode":   cmdExitcode,
+			"fill":       cmdFill,
 		},
 	})
 }
@@ -157,6 +158,28 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// fill TEMPLATE RESULTS OUT writes the tests that failed under each mutant
+// of RESULTS (mutate run -json) into the empty predictions of TEMPLATE (mutate
+// template), as a learner who predicted perfectly would.
+func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fill TEMPLATE RESULTS OUT")
+	}
+	tmpl, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	rep, err := report.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	out := string(tmpl)
+	for _, m := range rep.Mutants {
+		empty := "  " + m.ID + ":\n    fails: []\n"
+		if !strings.Contains(out, empty) {
+			ts.Fatalf("template has no empty prediction for %s", m.ID)
+		}
+		out = strings.Replace(out, empty, "  "+m.ID+":\n    fails: ["+strings.Join(m.FailedTests, ", ")+"]\n", 1)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(out), 0o644))
 }
 
 // emptydir DIR checks that DIR holds nothing.

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/mutants"
 )
@@ -33,6 +34,8 @@ Commands:
   list          print the catalog of mutants
   show ID       print a mutant as a unified diff, with its step, contract and rationale
   run           run the suite against every mutant and print the kill matrix
+  template      write a prediction file to fill in, with every mutant and test name
+  check FILE... run the mutants and compare with the predictions in FILEs
 
 Run 'mutate <command> -h' for a command's flags.
 
@@ -43,7 +46,14 @@ Exit codes of run:
      the code, a test suite that is red or flaky before any mutant runs, a
      mutant that does not compile, an interrupted run
   3  some mutant timed out, and none survived
-list and show exit 0, or 2 on an error.
+
+Exit codes of check:
+  0  every prediction in every file was exact
+  1  some prediction differs from what failed
+  2  an invalid prediction file (each error names file:line:col), or any
+     error that run exits 2 for; nothing runs when a file is invalid
+
+list, show and template exit 0, or 2 on an error.
 `
 
 // Main runs the mutate command with args (without the program name) and
@@ -76,6 +86,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = show(ctx, rest, stdout, stderr)
 	case "run":
 		code, err = run(ctx, rest, stdout, stderr)
+	case "template":
+		err = template(ctx, rest, stdout, stderr)
+	case "check":
+		code, err = check(ctx, rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -84,7 +98,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errUsage) {
+		var list predict.Errors
+		switch {
+		case errors.Is(err, flag.ErrHelp), errors.Is(err, errUsage):
+		case errors.As(err, &list):
+			// One problem per line, each starting with file:line:col.
+			fmt.Fprintln(stderr, list)
+			fmt.Fprintf(stderr, "mutate %s: %d %s in the prediction files\n", cmd, len(list), plural(len(list), "problem", "problems"))
+		default:
 			fmt.Fprintf(stderr, "mutate %s: %v\n", cmd, err)
 		}
 		if errors.Is(err, flag.ErrHelp) {
@@ -279,10 +300,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	}
 	rep, err := harness.Run(ctx, cfg, p)
 	if err != nil {
-		if ctx.Err() != nil {
-			return exitError, errors.New("interrupted; temporary files removed, the source tree is unchanged")
-		}
-		return exitError, err
+		return exitError, interrupted(ctx, err)
 	}
 	if *junit != "" {
 		if err := writeFile(*junit, rep.WriteJUnit); err != nil {
@@ -330,4 +348,11 @@ func oneLine(s string) string {
 		s = s[:47] + "..."
 	}
 	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -76,4 +77,36 @@ func Run(ctx context.Context, c Command) (*Result, time.Duration, error) {
 		res.BuildOutput = stderr.String()
 	}
 	return res, wall, nil
+}
+
+// List returns the names of the top-level tests, examples and fuzz tests
+// of c's package, as go test -list reports them, without running them.
+func List(ctx context.Context, c Command) ([]string, error) {
+	goCmd := c.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	args := append([]string{"test", "-list", "."}, c.Flags...)
+	args = append(args, c.Package)
+	cmd := exec.CommandContext(ctx, goCmd, args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", goCmd, strings.Join(args, " "), err, strings.TrimSpace(string(out)+stderr.String()))
+	}
+	var names []string
+	for line := range strings.Lines(string(out)) {
+		name := strings.TrimSpace(line)
+		for _, prefix := range []string{"Test", "Example", "Fuzz"} {
+			if strings.HasPrefix(name, prefix) && !strings.ContainsAny(name, " \t") {
+				names = append(names, name)
+				break
+			}
+		}
+	}
+	slices.Sort(names)
+	return names, nil
 }

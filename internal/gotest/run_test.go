@@ -110,3 +110,28 @@ func TestRun_CancelledContext(t *testing.T) {
 		t.Fatalf("Run(cancelled) error = %v, want context.Canceled", err)
 	}
 }
+
+func TestList_TopLevelNamesWithoutRunning(t *testing.T) {
+	dir := writeModule(t, `package m
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestB(t *testing.T) { t.Run("sub", func(t *testing.T) { t.Fatal("must not run") }) }
+func TestA(t *testing.T) { t.Fatal("must not run") }
+func BenchmarkC(b *testing.B) {}
+func ExampleTwo() {
+	fmt.Println(Two())
+	// Output: 2
+}
+`)
+	names, err := List(t.Context(), Command{Dir: dir, Package: "."})
+	if err != nil {
+		t.Fatalf("List() error = %v", err)
+	}
+	if got, want := strings.Join(names, ","), "ExampleTwo,TestA,TestB"; got != want {
+		t.Fatalf("List() = %s, want %s", got, want)
+	}
+}

@@ -145,24 +145,50 @@ func (e *BaselineError) Error() string {
 	return b.String()
 }
 
-// Run runs the baseline and then every prepared mutant, cfg.Jobs at a time,
-// and returns the report with the mutants in the order of cfg.Mutants.
+// Baseline is a passing run of the unmutated suite.
+type Baseline struct {
+	Result *gotest.Result
+	Wall   time.Duration
+}
+
+// Run runs the baseline and then every prepared mutant; see RunBaseline and
+// RunMutants.
 func Run(ctx context.Context, cfg Config, p *Prepared) (*report.Report, error) {
+	b, err := RunBaseline(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	return RunMutants(ctx, cfg, p, b)
+}
+
+// RunBaseline runs the unmutated suite, and once more if it fails, to tell
+// a red suite from a flaky one; either is a *BaselineError.
+func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
+	tmp, err := os.MkdirTemp("", "mutate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	res, wall, err := baseline(ctx, cfg, p.Target, tmp)
+	if err != nil {
+		return nil, err
+	}
+	progressf(cfg.Progress, "baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), wall.Seconds())
+	return &Baseline{Result: res, Wall: wall}, nil
+}
+
+// RunMutants runs every prepared mutant, cfg.Jobs at a time, and returns
+// the report with the mutants in the order of cfg.Mutants.
+func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*report.Report, error) {
 	start := time.Now()
 	tmp, err := os.MkdirTemp("", "mutate-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-
-	base, baseWall, err := baseline(ctx, cfg, p.Target, filepath.Join(tmp, "baseline"))
-	if err != nil {
-		return nil, err
-	}
-	progressf(cfg.Progress, "baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(base.Tests), baseWall.Seconds())
 	limit := cfg.Timeout
 	if limit == 0 {
-		limit = max(MinTimeout, TimeoutFactor*baseWall)
+		limit = max(MinTimeout, TimeoutFactor*b.Wall)
 	}
 
 	results := make([]report.Mutant, len(p.Applied))
@@ -203,23 +229,21 @@ func Run(ctx context.Context, cfg Config, p *Prepared) (*report.Report, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	rep := &report.Report{
+	return &report.Report{
 		Module:    p.Target.Module,
 		Package:   p.Target.Rel,
 		GoVersion: goVersion(ctx, cfg.Go),
 		Mode:      "overlay",
 		Jobs:      jobs,
 		Limit:     limit.Seconds(),
-		Baseline:  report.Baseline{Tests: len(base.Tests), Seconds: baseWall.Seconds(), TestNames: base.Names()},
+		Baseline:  report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
 		Mutants:   results,
 		Summary:   report.Summarize(results),
-		Seconds:   time.Since(start).Seconds(),
-	}
-	return rep, nil
+		Seconds:   (b.Wall + time.Since(start)).Seconds(),
+	}, nil
 }
 
-// baseline runs the unmutated suite, and once more if it fails, to tell a
-// red suite from a flaky one.
+// baseline runs the unmutated suite, and once more if it fails.
 func baseline(ctx context.Context, cfg Config, t *Target, dir string) (*gotest.Result, time.Duration, error) {
 	env, err := tempEnv(dir)
 	if err != nil {
@@ -338,7 +362,11 @@ func writeOverlay(dir string, a *mutants.Applied) (string, error) {
 func describe(r report.Mutant) string {
 	switch r.Status {
 	case report.Killed:
-		if n := len(r.FailedTests); n > 0 {
+		switch n := len(r.FailedTests); n {
+		case 0:
+		case 1:
+			return "killed by 1 test"
+		default:
 			return fmt.Sprintf("killed by %d tests", n)
 		}
 		return "killed (the test binary failed)"

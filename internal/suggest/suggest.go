@@ -6,11 +6,11 @@ import "strings"
 
 // Closest returns the candidate closest to word by edit distance, compared
 // case-insensitively, or "" if none is close enough to be a plausible typo:
-// at most a third of the word's length, and never more than 5 edits away.
+// at most half the word's length, and never more than 6 edits away.
 func Closest(word string, candidates []string) string {
 	best, bestDist := "", -1
 	w := strings.ToLower(word)
-	limit := min(max(len(w)/3, 1), 5)
+	limit := min(max(len(w)/2, 1), 6)
 	for _, c := range candidates {
 		d := distance(w, strings.ToLower(c))
 		if d > limit {

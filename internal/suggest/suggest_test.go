@@ -11,6 +11,7 @@ func TestClosest(t *testing.T) {
 		{"renew-expird", "renew-expired"},
 		{"Complete-Twice", "complete-twice"},
 		{"release-reset-fence", "release-resets-fence"},
+		{"claim-bound", "claim-boundary"},
 		{"something-else", ""},
 		{"x", ""},
 	}

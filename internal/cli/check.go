@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// Exit codes of check.
+const (
+	exitExact   = 0
+	exitDiffers = 1
+)
+
+func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("check", "[flags] FILE...", stderr)
+	var mf mutantFlags
+	mf.register(fs)
+	jobs := fs.Int("j", runtime.NumCPU(), "run `n` mutants at the same time")
+	timeout := fs.Duration("timeout", 0, "limit for one mutant's go test (default: derived from the baseline)")
+	results := fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
+	partial := fs.Bool("partial", false, "allow files that predict only some of the mutants")
+	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
+	if err := parse(fs, args); err != nil {
+		return exitError, err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitError, errUsage
+	}
+	if *asJSON && *markdown {
+		return exitError, errors.New("-json and -markdown exclude each other")
+	}
+	files := fs.Args()
+
+	var (
+		rep *report.Report
+		pfs []*predict.File
+	)
+	if *results != "" {
+		if set := setFlags(fs, "pkg", "mutants", "catalog", "only", "j", "timeout"); len(set) > 0 {
+			return exitError, fmt.Errorf("-results replaces the run: -%s do not apply", set[0])
+		}
+		var err error
+		if rep, err = report.ReadFile(*results); err != nil {
+			return exitError, err
+		}
+		known := predict.Known{Mutants: mutantIDs(rep), Tests: rep.Baseline.TestNames}
+		if pfs, err = loadAll(files, known, *partial); err != nil {
+			return exitError, err
+		}
+	} else {
+		ms, err := mf.load()
+		if err != nil {
+			return exitError, err
+		}
+		cfg := harness.Config{Package: mf.pkg, Mutants: ms, Jobs: *jobs, Timeout: *timeout, Progress: stderr}
+		t, err := harness.FindTarget(ctx, "", "", mf.pkg)
+		if err != nil {
+			return exitError, err
+		}
+		top, err := gotest.List(ctx, gotest.Command{Dir: t.ModuleDir, Package: t.Rel})
+		if err != nil {
+			return exitError, err
+		}
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.ID
+		}
+		// Everything but subtest names can be checked before anything runs.
+		pfs, err = loadAll(files, predict.Known{Mutants: ids, Tests: top, TopLevelOnly: true}, *partial)
+		if err != nil {
+			return exitError, err
+		}
+		p, err := harness.Prepare(ctx, cfg)
+		if err != nil {
+			return exitError, err
+		}
+		base, err := harness.RunBaseline(ctx, cfg, p)
+		if err != nil {
+			return exitError, interrupted(ctx, err)
+		}
+		full := predict.Known{Mutants: ids, Tests: base.Result.Names()}
+		var errs predict.Errors
+		for _, pf := range pfs {
+			errs = append(errs, pf.Check(full, *partial)...)
+		}
+		if len(errs) > 0 {
+			return exitError, errs
+		}
+		if rep, err = harness.RunMutants(ctx, cfg, p, base); err != nil {
+			return exitError, interrupted(ctx, err)
+		}
+	}
+	if err := predict.Comparable(rep); err != nil {
+		return exitError, err
+	}
+	var scores []*predict.Score
+	for _, pf := range pfs {
+		scores = append(scores, predict.Compare(pf, rep))
+	}
+	class := predict.NewClass(scores)
+	var err error
+	switch {
+	case *asJSON:
+		err = class.WriteJSON(stdout)
+	case *markdown:
+		err = class.WriteMarkdown(stdout)
+	default:
+		err = class.WriteText(stdout, predict.Style{Color: isTerminal(stdout)})
+	}
+	if err != nil {
+		return exitError, err
+	}
+	if class.AllExact() {
+		return exitExact, nil
+	}
+	return exitDiffers, nil
+}
+
+// loadAll loads every file and returns every problem of every file at once.
+func loadAll(paths []string, known predict.Known, partial bool) ([]*predict.File, error) {
+	var (
+		files []*predict.File
+		errs  predict.Errors
+	)
+	for _, path := range paths {
+		f, err := predict.Load(path, known, partial)
+		if err != nil {
+			if list, ok := predict.AsErrors(err); ok {
+				errs = append(errs, list...)
+			} else {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		files = append(files, f)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return files, nil
+}
+
+func template(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("template", "[flags]", stderr)
+	var mf mutantFlags
+	mf.register(fs)
+	learner := fs.String("learner", "", "the learner's `name`, written into the file")
+	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	ms, err := mf.load()
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if _, err := os.Stat(*out); err == nil {
+			return fmt.Errorf("%s exists; the template does not overwrite a prediction file", *out)
+		}
+	}
+	cfg := harness.Config{Package: mf.pkg, Mutants: ms, Progress: stderr}
+	p, err := harness.Prepare(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	// The names of subtests are known only from a run of the suite.
+	base, err := harness.RunBaseline(ctx, cfg, p)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	write := func(w io.Writer) error {
+		return predict.WriteTemplate(w, *learner, p.Target.Rel, ms, base.Result.Names())
+	}
+	if *out == "" {
+		return write(stdout)
+	}
+	if err := writeFile(*out, write); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: go run ./cmd/mutate check %s\n", *out, *out)
+	return nil
+}
+
+func mutantIDs(rep *report.Report) []string {
+	ids := make([]string, len(rep.Mutants))
+	for i, m := range rep.Mutants {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// setFlags returns the names among names that were set on the command line.
+func setFlags(fs *flag.FlagSet, names ...string) []string {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		for _, n := range names {
+			if f.Name == n {
+				set = append(set, n)
+			}
+		}
+	})
+	return set
+}
+
+// interrupted turns the error of a cancelled run into a clear message.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errors.New("interrupted; temporary files removed, the source tree is unchanged")
+	}
+	return err
+}
+
+// isTerminal reports whether w is a terminal that takes colour.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

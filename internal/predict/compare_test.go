@@ -1,0 +1,174 @@
+package predict
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// killed returns a killed mutant whose failing tests report "<name> failed".
+func killed(id string, failed ...string) report.Mutant {
+	m := report.Mutant{ID: id, Status: report.Killed, FailedTests: failed}
+	for _, name := range failed {
+		m.Failures = append(m.Failures, report.Failure{Test: name, Message: name + " failed"})
+	}
+	return m
+}
+
+func survived(id string) report.Mutant {
+	return report.Mutant{ID: id, Status: report.Survived, FailedTests: []string{}, Failures: []report.Failure{}}
+}
+
+func loadString(t *testing.T, known Known, src string) *File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path, known, true)
+	if err != nil {
+		t.Fatalf("Load() error = %v", err)
+	}
+	return f
+}
+
+var (
+	ids   = []string{"m1", "m2", "m3", "m4", "m5", "m6"}
+	tests = []string{"TestA", "TestB", "TestP", "TestP/x", "TestP/y"}
+	known = Known{Mutants: ids, Tests: tests}
+)
+
+func outcome(t *testing.T, s *Score, id string) Outcome {
+	t.Helper()
+	for _, o := range s.Outcomes {
+		if o.Mutant == id {
+			return o
+		}
+	}
+	t.Fatalf("no outcome for %s", id)
+	return Outcome{}
+}
+
+func missedNames(o Outcome) string {
+	var names []string
+	for _, m := range o.Missed {
+		names = append(names, m.Test)
+	}
+	return strings.Join(names, ",")
+}
+
+func TestCompare(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{
+		killed("m1", "TestA"),                       // predicted exactly
+		killed("m2", "TestA", "TestB"),              // TestB missed
+		killed("m3", "TestP", "TestP/x", "TestP/y"), // parent predicted: covers its subtests
+		killed("m4", "TestP", "TestP/x"),            // subtest predicted: its parent is not missed
+		survived("m5"),                              // predicted [], survives
+		killed("m6", "TestB"),                       // not predicted
+	}}
+	f := loadString(t, known, `predictions:
+  m1: {fails: [TestA]}
+  m2: {fails: [TestA]}
+  m3: {fails: [TestP]}
+  m4: {fails: [TestP/x, TestP/y]}
+  m5: {fails: []}
+`)
+	s := Compare(f, rep)
+	tests := []struct {
+		id                   string
+		exact                bool
+		right, wrong, missed string
+	}{
+		{"m1", true, "TestA", "", ""},
+		{"m2", false, "TestA", "", "TestB"},
+		{"m3", true, "TestP", "", ""},
+		{"m4", false, "TestP/x", "TestP/y", ""},
+		{"m5", true, "", "", ""},
+	}
+	for _, tc := range tests {
+		o := outcome(t, s, tc.id)
+		if o.Exact != tc.exact || strings.Join(o.Right, ",") != tc.right || strings.Join(o.Wrong, ",") != tc.wrong || missedNames(o) != tc.missed {
+			t.Errorf("%s: exact %v right %v wrong %v missed %q; want %v %q %q %q",
+				tc.id, o.Exact, o.Right, o.Wrong, missedNames(o), tc.exact, tc.right, tc.wrong, tc.missed)
+		}
+	}
+	if o := outcome(t, s, "m2"); o.Missed[0].Message != "TestB failed" {
+		t.Errorf("missed message = %q, want the test's own message", o.Missed[0].Message)
+	}
+	if o := outcome(t, s, "m6"); !o.NotPredicted || o.Exact {
+		t.Errorf("m6: NotPredicted %v, Exact %v; want true, false", o.NotPredicted, o.Exact)
+	}
+	// right: TestA, TestA, TestP, TestP/x = 4; wrong: TestP/y = 1; missed: TestB = 1.
+	if s.Exact != 3 || s.Total != 6 || s.Right != 4 || s.Wrong != 1 || s.Missed != 1 {
+		t.Fatalf("score exact %d/%d right %d wrong %d missed %d; want 3/6 4 1 1", s.Exact, s.Total, s.Right, s.Wrong, s.Missed)
+	}
+	if s.Precision != 0.8 || s.Recall != 0.8 {
+		t.Fatalf("precision %v recall %v; want 0.8 0.8", s.Precision, s.Recall)
+	}
+}
+
+func TestCompare_SurvivalPredictedWrongly(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), survived("m2")}}
+	f := loadString(t, known, "predictions:\n  m1: {fails: []}\n  m2: {fails: [TestB]}\n")
+	s := Compare(f, rep)
+	if o := outcome(t, s, "m1"); o.Exact || missedNames(o) != "TestA" {
+		t.Errorf("m1 predicted to survive but killed: exact %v missed %q", o.Exact, missedNames(o))
+	}
+	if o := outcome(t, s, "m2"); o.Exact || strings.Join(o.Wrong, ",") != "TestB" {
+		t.Errorf("m2 predicted killed but survived: exact %v wrong %v", o.Exact, o.Wrong)
+	}
+	if s.Precision != 0 || s.Recall != 0 {
+		t.Errorf("precision %v recall %v; want 0 0", s.Precision, s.Recall)
+	}
+}
+
+func TestCompare_NothingPredictedNothingFailed(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{survived("m1")}}
+	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep)
+	if s.Exact != 1 || s.Precision != 1 || s.Recall != 1 {
+		t.Fatalf("exact %d precision %v recall %v; want 1, 1, 1", s.Exact, s.Precision, s.Recall)
+	}
+}
+
+func TestClass_MispredictedMostFirst(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), killed("m2", "TestB")}}
+	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep)
+	bob := Compare(loadString(t, known, "learner: bob\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: []}\n"), rep)
+	c := NewClass([]*Score{alice, bob})
+	if c.AllExact() {
+		t.Fatal("AllExact() = true, want false")
+	}
+	if got := c.Mispredicted; len(got) != 2 || got[0] != (MutantCount{"m2", 2}) || got[1] != (MutantCount{"m1", 0}) {
+		t.Fatalf("Mispredicted = %+v, want m2 by 2 files, then m1 by 0", got)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"(alice): 1 of 2 exact, precision 0.50, recall 0.50",
+		"mispredicted most: m2 (2 of 2)",
+		"    wrong:     TestA (predicted, but it passed)",
+		"    missed:    TestB (it failed with:)\n                 TestB failed",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "\x1b[") {
+		t.Error("text output without Color has escape codes")
+	}
+	buf.Reset()
+	if err := c.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| alice | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ |"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

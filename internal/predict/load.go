@@ -1,0 +1,265 @@
+// Package predict reads a learner's predictions of which tests fail under
+// each mutant, and compares them with the tests that did.
+//
+// A prediction file is YAML, keyed by mutant id:
+//
+//	learner: alice            # optional
+//	predictions:
+//	  claim-boundary:
+//	    fails: [TestClaim_ReassignsAtExactExpiry]   # [] predicts the mutant survives
+//	    why: B claims at now == until and should get fence 2
+//
+// Validation is strict, and every error names file:line:col and says how
+// to fix the file.
+package predict
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// File is one learner's predictions.
+type File struct {
+	Path        string
+	Learner     string
+	Predictions []*Prediction // in file order
+	root        yamlfile.Node
+	predictions yamlfile.Node // the "predictions:" key, for errors about it
+}
+
+// Name returns the learner's name, or the file's path when it gives none.
+func (f *File) Name() string {
+	if f.Learner != "" {
+		return f.Learner
+	}
+	return f.Path
+}
+
+// Lookup returns the prediction for mutant id, or nil.
+func (f *File) Lookup(id string) *Prediction {
+	for _, p := range f.Predictions {
+		if p.Mutant == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// Prediction is what a learner expects of one mutant.
+type Prediction struct {
+	Mutant string
+	Fails  []string // full test names; a subtest is "Parent/sub"; empty: survives
+	Why    string
+	failAt []yamlfile.Node
+}
+
+// Known is what predictions may name.
+type Known struct {
+	Mutants []string // ids, in catalog order
+	// Tests are the names of the suite's tests. With TopLevelOnly they are
+	// the top-level names only (go test -list), and only the part of a
+	// predicted name before its first "/" is checked.
+	Tests        []string
+	TopLevelOnly bool
+}
+
+// Errors is every problem found in one or more files, one per line.
+type Errors []error
+
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Load reads and validates a prediction file. Unless partial, every known
+// mutant must have a prediction.
+func Load(path string, known Known, partial bool) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := yamlfile.Parse(path, data)
+	if err != nil {
+		return nil, Errors{err}
+	}
+	f := &File{Path: path, root: root}
+	errs := f.decode(known)
+	if len(errs) == 0 || f.predictions != (yamlfile.Node{}) {
+		errs = append(errs, f.Check(known, partial)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return f, nil
+}
+
+// decode reads the structure of the file and checks the mutant ids.
+func (f *File) decode(known Known) Errors {
+	if f.root.Kind() != "a mapping" {
+		return Errors{f.root.Errorf("a prediction file is a mapping that starts with \"predictions:\", got %s", f.root.Kind())}
+	}
+	top, err := f.root.Map()
+	if err != nil {
+		return Errors{err}
+	}
+	var errs Errors
+	if err := yamlfile.CheckKeys(top, "a prediction file", "learner", "predictions"); err != nil {
+		errs = append(errs, err)
+	}
+	found := false
+	for _, e := range top {
+		switch e.Key {
+		case "learner":
+			if e.Value.IsNull() {
+				continue
+			}
+			if f.Learner, err = e.Value.String(); err != nil {
+				errs = append(errs, e.Value.Errorf("learner must be a name, got %s", e.Value.Kind()))
+			}
+		case "predictions":
+			found = true
+			f.predictions = e.KeyAt
+			errs = append(errs, f.decodePredictions(e.Value, known)...)
+		}
+	}
+	if !found && len(errs) == 0 {
+		errs = append(errs, f.root.Errorf("no \"predictions:\" mapping: run mutate template for a file to fill in"))
+	}
+	return errs
+}
+
+func (f *File) decodePredictions(n yamlfile.Node, known Known) Errors {
+	if n.IsNull() {
+		return Errors{n.Errorf("\"predictions:\" is empty: give one entry per mutant id (mutate list shows them)")}
+	}
+	if n.Kind() != "a mapping" {
+		return Errors{n.Errorf("\"predictions:\" must map mutant ids to predictions, got %s", n.Kind())}
+	}
+	entries, err := n.Map()
+	if err != nil {
+		return Errors{err}
+	}
+	var errs Errors
+	for _, e := range entries {
+		if !slices.Contains(known.Mutants, e.Key) {
+			errs = append(errs, e.KeyAt.Errorf("unknown mutant id %q%s; mutate list shows the ids",
+				e.Key, suggest.Hint(e.Key, known.Mutants)))
+			continue
+		}
+		p, perrs := decodePrediction(e)
+		errs = append(errs, perrs...)
+		if p != nil {
+			f.Predictions = append(f.Predictions, p)
+		}
+	}
+	return errs
+}
+
+func decodePrediction(e yamlfile.Entry) (*Prediction, Errors) {
+	if e.Value.Kind() != "a mapping" {
+		return nil, Errors{e.Value.Errorf("%s must be a mapping with \"fails:\" and \"why:\", got %s", e.Key, e.Value.Kind())}
+	}
+	fields, err := e.Value.Map()
+	if err != nil {
+		return nil, Errors{err}
+	}
+	var errs Errors
+	if err := yamlfile.CheckKeys(fields, "a prediction", "fails", "why"); err != nil {
+		errs = append(errs, err)
+	}
+	p := &Prediction{Mutant: e.Key}
+	hasFails := false
+	for _, fe := range fields {
+		switch fe.Key {
+		case "why":
+			if fe.Value.IsNull() {
+				continue
+			}
+			if p.Why, err = fe.Value.String(); err != nil {
+				errs = append(errs, fe.Value.Errorf("why must be text, got %s", fe.Value.Kind()))
+			}
+		case "fails":
+			hasFails = true
+			items, err := fe.Value.Seq()
+			if err != nil {
+				errs = append(errs, fe.Value.Errorf("fails must be a list of test names, such as [TestX, TestY/sub], or [] if you expect the mutant to survive; got %s", fe.Value.Kind()))
+				continue
+			}
+			for _, item := range items {
+				name, err := item.String()
+				if err != nil {
+					errs = append(errs, item.Errorf("a test name must be a string, got %s", item.Kind()))
+					continue
+				}
+				if i := slices.Index(p.Fails, name); i >= 0 {
+					errs = append(errs, item.Errorf("%s is listed twice (first at line %d)", name, p.failAt[i].Pos().Line))
+					continue
+				}
+				p.Fails = append(p.Fails, name)
+				p.failAt = append(p.failAt, item)
+			}
+		}
+	}
+	if !hasFails {
+		errs = append(errs, e.KeyAt.Errorf("%s has no \"fails:\": list the tests you expect to fail, or write fails: [] if you expect the mutant to survive", e.Key))
+	}
+	return p, errs
+}
+
+// Check checks the test names against known.Tests and, unless partial,
+// that every known mutant has a prediction. Load calls it; call it again
+// with the full names of a baseline run to check subtest names too.
+func (f *File) Check(known Known, partial bool) Errors {
+	var errs Errors
+	for _, p := range f.Predictions {
+		for i, name := range p.Fails {
+			check := name
+			if known.TopLevelOnly {
+				check, _, _ = strings.Cut(name, "/")
+			}
+			if !slices.Contains(known.Tests, check) {
+				errs = append(errs, p.failAt[i].Errorf("mutant %s: unknown test %q%s; the suite's tests are listed at the end of mutate template's output",
+					p.Mutant, name, suggest.Hint(name, known.Tests)))
+			}
+		}
+	}
+	if !partial {
+		var missing []string
+		for _, id := range known.Mutants {
+			if f.Lookup(id) == nil {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) > 0 {
+			at := f.root
+			if f.predictions != (yamlfile.Node{}) {
+				at = f.predictions
+			}
+			errs = append(errs, at.Errorf("no prediction for %s: add %s, or pass -partial to check only what is there",
+				strings.Join(missing, ", "), plural(len(missing), "it", "them")))
+		}
+	}
+	return errs
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// AsErrors returns the list of problems in err, if it is an Errors.
+func AsErrors(err error) (Errors, bool) {
+	var errs Errors
+	ok := errors.As(err, &errs)
+	return errs, ok
+}

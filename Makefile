@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: help run test gate vet lint bench
+.PHONY: help run test gate check report bench lint
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -11,16 +11,20 @@ run: ## the mutation run: every catalog mutant against the suite, as a kill matr
 test: ## run every test
 	$(GO) test ./...
 
-gate: ## the CI gate: exit 0 only if every mutant is killed (writes mutate-junit.xml)
+gate: ## the CI gate: exit 0 only if every mutant is killed; writes mutate-junit.xml
 	$(GO) run ./cmd/mutate run -junit mutate-junit.xml
 
-vet: ## go vet
-	$(GO) vet ./...
+check: ## check every prediction file under predictions/ against a run
+	$(GO) run ./cmd/mutate check predictions/*.yaml
 
-lint: vet ## go vet, staticcheck, and gofmt
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+report: ## regenerate the generated parts of REPORT.md from a run
+	$(GO) run ./cmd/mutate report
 
-bench: ## benchmarks: lease against raw UPDATEs, then a mutation run against its baseline
+bench: ## benchmarks: lease against raw UPDATEs, then mutation runs against their baseline
 	bench/lease.sh
 	$(GO) run ./bench/mutatebench
+
+lint: ## gofmt, go vet and staticcheck
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...

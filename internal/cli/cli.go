@@ -36,6 +36,7 @@ Commands:
   run           run the suite against every mutant and print the kill matrix
   template      write a prediction file to fill in, with every mutant and test name
   check FILE... run the mutants and compare with the predictions in FILEs
+  report        regenerate the generated parts of REPORT.md from a run
 
 Run 'mutate <command> -h' for a command's flags.
 
@@ -52,6 +53,9 @@ Exit codes of check:
   1  some prediction differs from what failed
   2  an invalid prediction file (each error names file:line:col), or any
      error that run exits 2 for; nothing runs when a file is invalid
+
+Exit codes of report: 0 the file was rewritten or is up to date; 1 with
+-check, the file is out of date; 2 an error.
 
 list, show and template exit 0, or 2 on an error.
 `
@@ -90,6 +94,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = template(ctx, rest, stdout, stderr)
 	case "check":
 		code, err = check(ctx, rest, stdout, stderr)
+	case "report":
+		code, err = reportCmd(ctx, rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -110,6 +116,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
+		}
+		if code != exitOK {
+			return code
 		}
 		return exitError
 	}

@@ -32,7 +32,11 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 		if m.Step > 0 {
 			step = fmt.Sprintf("step %d, ", m.Step)
 		}
-		fmt.Fprintf(&b, "\n%s (%s%s:%d): %s\n", m.ID, step, m.File, m.Line, m.Title)
+		title := ""
+		if m.Title != "" {
+			title = ": " + m.Title
+		}
+		fmt.Fprintf(&b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
 		switch m.Status {
 		case Killed:
 			for i, name := range m.FailedTests {

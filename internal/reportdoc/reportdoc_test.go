@@ -1,0 +1,80 @@
+package reportdoc
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/mutants"
+)
+
+func TestRewrite(t *testing.T) {
+	doc := "# Title\n\n<!-- BEGIN mutate report: a -->\nold a\n<!-- END mutate report: a -->\n\nprose\n<!-- BEGIN mutate report: b -->\n<!-- END mutate report: b -->\n"
+	got, err := Rewrite([]byte(doc), map[string]string{"a": "new a\n", "b": "new b\n", "unused": "x\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Title\n\n<!-- BEGIN mutate report: a -->\nnew a\n<!-- END mutate report: a -->\n\nprose\n<!-- BEGIN mutate report: b -->\nnew b\n<!-- END mutate report: b -->\n"
+	if string(got) != want {
+		t.Fatalf("Rewrite() =\n%s\nwant\n%s", got, want)
+	}
+	again, err := Rewrite(got, map[string]string{"a": "new a\n", "b": "new b\n"})
+	if err != nil || string(again) != want {
+		t.Fatalf("Rewrite() of its own output changed it: %v\n%s", err, again)
+	}
+}
+
+func TestRewrite_Errors(t *testing.T) {
+	tests := []struct{ name, doc, want string }{
+		{"Unknown", "<!-- BEGIN mutate report: zz -->\n<!-- END mutate report: zz -->\n", `line 1: unknown block "zz"`},
+		{"NoEnd", "x\n<!-- BEGIN mutate report: a -->\n", `block "a" has no END marker`},
+		{"EndWithoutBegin", "<!-- END mutate report: a -->\n", `line 1: END "a" without its BEGIN`},
+		{"Nested", "<!-- BEGIN mutate report: a -->\n<!-- BEGIN mutate report: a -->\n", `line 2: BEGIN "a" inside block "a"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Rewrite([]byte(tc.doc), map[string]string{"a": "x\n"})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("Rewrite() error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBlocks(t *testing.T) {
+	cat := mutants.Catalog()[:2]
+	exp := []*mutants.Mutant{{ID: "x", Step: 4, Target: "Store.Claim", Kind: mutants.Stmt, Find: "fence++", Replace: ""}}
+	rep := &report.Report{
+		Baseline: report.Baseline{TestNames: []string{"TestA", "TestB", "TestC"}},
+		Mutants: []report.Mutant{
+			{ID: cat[0].ID, Status: report.Killed, FailedTests: []string{"TestA", "TestB"}},
+			{ID: cat[1].ID, Status: report.Survived, FailedTests: []string{}},
+			{ID: "x", Status: report.Killed, FailedTests: []string{"TestB"}},
+		},
+	}
+	score := &predict.Score{Exact: 1, Total: 2, Precision: 1, Recall: 0.5, Outcomes: []predict.Outcome{
+		{Mutant: cat[0].ID, Step: 1, Predicted: []string{"TestA"}, Failed: []string{"TestA", "TestB"}, Right: []string{"TestA"},
+			Missed: []predict.Missed{{Test: "TestB"}}},
+		{Mutant: cat[1].ID, Step: 2, Predicted: []string{}, Exact: true},
+	}}
+	blocks := Blocks(Input{Report: rep, Catalog: cat, Experiments: exp, Diffs: map[string]string{cat[0].ID: "-a\n+b\n"},
+		Predictions: "p.yaml", Score: score})
+	checks := map[string][]string{
+		"matrix": {"| test | 1 | 2 |", "| `TestA` | ✗ |   |", "| `TestB` | ✗ |   |", "| **tests that failed** | 2 | 0 |",
+			"1 of the 3 tests and subtests failed under no catalog mutant: `TestC`."},
+		"mutant init-not-idempotent": {"```diff\n-a\n+b\n```", "- Predicted in `p.yaml`: `TestA`",
+			"- Failed under the mutant (killed): `TestA`, `TestB`", "- The prediction differs: missed `TestB`; wrong none."},
+		"mutant enqueue-replace": {"- Predicted in `p.yaml`: none (survives)", "(survived): none", "The prediction is exact."},
+		"experiments":            {"| 4 | `x` | in `Store.Claim`, delete `fence++` | killed | `TestB` |"},
+		"summary":                {"- The catalog: 2 mutants: 1 killed, 1 survived, 0 timeout, 0 build-failed.", "- `p.yaml`: 1 of 2 exact, precision 1.00, recall 0.50."},
+		"scores":                 {"| 1 | `init-not-idempotent` | 1 | 2 | 1 | 1 | 0 | ✗ |"},
+	}
+	for name, wants := range checks {
+		for _, want := range wants {
+			if !strings.Contains(blocks[name], want) {
+				t.Errorf("block %q lacks %q:\n%s", name, want, blocks[name])
+			}
+		}
+	}
+}

@@ -8,8 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
 
-go test -run '^$' -bench 'ClaimComplete|RawUpdateBaseline' -benchtime 2000x -count "$count" ./lease |
-	tee /dev/stderr |
+out=$(go test -run '^$' -bench 'ClaimComplete|RawUpdateBaseline' -benchtime 2000x -count "$count" ./lease)
+echo "$out"
+echo "$out" |
 	awk '
 	/^Benchmark/ {
 		name = $1; sub(/-[0-9]+$/, "", name)

@@ -34,7 +34,7 @@ func setRapidDefaults() error {
 	defaults := []struct{ name, value string }{
 		{"rapid.seed", "1"},
 		{"rapid.nofailfile", "true"},
-		{"rapid.shrinktime", "1s"},
+		{"rapid.shrinktime", "250ms"},
 	}
 	for _, d := range defaults {
 		if set[d.name] || os.Getenv(envName(d.name)) != "" {

@@ -188,6 +188,7 @@ type site struct {
 	from, to   token.Pos
 	text       string
 	line       int
+	index      int // for Stmt: where the run of statements starts in node
 }
 
 // locate finds the one place in decl where m's fragment matches.
@@ -220,7 +221,7 @@ func locate(fset *token.FileSet, decl ast.Node, m *Mutant) (*site, error) {
 					first, last := (*list)[i], (*list)[i+len(find)-1]
 					spliced := slices.Concat((*list)[:i], stmts(m.Replace), (*list)[i+len(find):])
 					sites = append(sites, &site{
-						node: n, with: withStmts(n, spliced),
+						node: n, with: withStmts(n, spliced), index: i,
 						from: first.Pos(), to: last.End(), text: m.Replace,
 						line: fset.Position(first.Pos()).Line,
 					})

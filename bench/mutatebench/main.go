@@ -1,21 +1,27 @@
-// Command mutatebench measures, in one run, the cost of a mutation run of
-// package lease against its baseline:
+// Command mutatebench measures, in one run, what a mutation run of package
+// lease costs against the test run a learner pays for anyway, in the
+// situation a learner meets most: a test file was just edited, so nothing
+// of the package comes from Go's build cache.
 //
-//   - the baseline: go test -count=1 ./lease, the test run a learner pays
-//     for anyway;
-//   - a full mutate run of the catalog, and the sum of its mutants' own
-//     times (which is larger than the wall clock when mutants overlap);
-//   - where one mutant's time goes: compiling, linking, running the tests.
+// Each round, in a copy of the module (the checkout is never touched):
+//
+//   - baseline: a small test edit, then go test -count=1 ./lease;
+//   - switch:   a small test edit, then mutate run (one build for all mutants);
+//   - overlay:  a small test edit, then mutate run -mode=overlay (a build each);
+//   - re-run:   mutate run again with nothing changed (from the cache);
+//
+// and it reports the medians, their ratios to the baseline, how much the
+// mutants' runs overlap, and where one mutant's own build and run go.
 //
 // Run it from the module root: go run ./bench/mutatebench [-rounds N].
 package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,63 +50,158 @@ func main() {
 	}
 }
 
+// bench is a copy of the module and the environment to measure in.
+type bench struct {
+	dir    string   // the copy
+	mutate string   // the mutate binary
+	env    []string // a results cache of its own, Go's build cache as usual
+	edits  int
+}
+
 func run(rounds int) error {
 	tmp, err := os.MkdirTemp("", "mutatebench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	mutate := filepath.Join(tmp, "mutate")
-	if err := command("go", "build", "-o", mutate, "./cmd/mutate").Run(); err != nil {
+	b := &bench{dir: filepath.Join(tmp, "module"), mutate: filepath.Join(tmp, "mutate")}
+	if err := copyTree(".", b.dir); err != nil {
+		return err
+	}
+	if err := command("go", "build", "-o", b.mutate, "./cmd/mutate").Run(); err != nil {
 		return fmt.Errorf("build mutate: %w", err)
 	}
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return err
+	}
+	b.env = append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
 
-	var base, full, sum, sumTests []float64
+	var base, sw, ov, rerun, goRerun []float64
+	var swRep, ovRep *report.Report
 	for r := range rounds {
 		fmt.Fprintf(os.Stderr, "round %d/%d\n", r+1, rounds)
-		d, err := timed(command("go", "test", "-count=1", "./lease"))
+		if err := b.editTest(); err != nil {
+			return err
+		}
+		d, err := b.time(b.cmd("go", "test", "-count=1", "./lease"))
 		if err != nil {
 			return fmt.Errorf("baseline: %w", err)
 		}
 		base = append(base, d)
 
-		var out bytes.Buffer
-		cmd := command(mutate, "run", "-json")
-		cmd.Stdout = &out
-		d, err = timed(cmd)
-		if err != nil {
-			return fmt.Errorf("mutate run: %w", err)
+		for _, mode := range []string{"overlay", "switch"} {
+			if err := b.editTest(); err != nil {
+				return err
+			}
+			rep, d, err := b.mutateRun("-mode=" + mode)
+			if err != nil {
+				return err
+			}
+			if rep.Cached {
+				return fmt.Errorf("mutate run -mode=%s after an edit came from the cache", mode)
+			}
+			if mode == "switch" {
+				sw, swRep = append(sw, d), rep
+			} else {
+				ov, ovRep = append(ov, d), rep
+			}
 		}
-		full = append(full, d)
-		var rep report.Report
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		// Nothing has changed since the switch run: the cache answers.
+		rep, d, err := b.mutateRun()
+		if err != nil {
 			return err
 		}
-		if rep.Summary.Killed != rep.Summary.Total {
-			return fmt.Errorf("mutate run: %s", rep.Summary)
+		if !rep.Cached {
+			return fmt.Errorf("the unchanged re-run did not come from the cache")
 		}
-		var s, st float64
-		for _, m := range rep.Mutants {
-			s += m.Seconds
-			st += m.TestSeconds
+		rerun = append(rerun, d)
+		// go run builds another executable, which is another harness: its
+		// first run fills the cache, the second is the re-run a learner makes.
+		for i := range 2 {
+			d, err = b.time(b.cmd("go", "run", "./cmd/mutate", "run"))
+			if err != nil {
+				return fmt.Errorf("go run ./cmd/mutate run: %w", err)
+			}
+			if i == 1 {
+				goRerun = append(goRerun, d)
+			}
 		}
-		sum, sumTests = append(sum, s), append(sumTests, st)
 	}
-	phases, err := mutantPhases(tmp, rounds)
+	phases, err := mutantPhases(tmp, b, rounds)
 	if err != nil {
 		return err
 	}
 
-	b, f, s := median(base), median(full), median(sum)
-	fmt.Printf("baseline   go test -count=1 ./lease          %6.1fs   1.0x\n", b)
-	fmt.Printf("full run   mutate run (%d mutants, -j %d)      %6.1fs  %4.1fx\n", len(mutants.Catalog()), runtime.NumCPU(), f, f/b)
-	fmt.Printf("  sum of the mutants' own go test times      %6.1fs  (%.1fx the wall clock of the whole run: they overlap)\n", s, s/f)
-	fmt.Printf("  of which their test binaries ran           %6.1fs\n", median(sumTests))
-	fmt.Printf("one mutant (%s) built and run alone:\n", phases.id)
-	fmt.Printf("  compile                                    %6.2fs\n", phases.compile)
-	fmt.Printf("  link                                       %6.2fs\n", phases.link)
-	fmt.Printf("  test run                                   %6.2fs\n", phases.run)
+	bm := median(base)
+	fmt.Printf("after a small test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(mutants.Catalog()))
+	fmt.Printf("  baseline  go test -count=1 ./lease           %6.2fs   1.0x\n", bm)
+	fmt.Printf("  switch    mutate run                         %6.2fs  %4.1fx\n", median(sw), median(sw)/bm)
+	fmt.Printf("  overlay   mutate run -mode=overlay           %6.2fs  %4.1fx\n", median(ov), median(ov)/bm)
+	fmt.Printf("unchanged re-run, from the cache:\n")
+	fmt.Printf("  mutate run                                   %6.3fs  %5.2fx\n", median(rerun), median(rerun)/bm)
+	fmt.Printf("  go run ./cmd/mutate run                      %6.3fs  %5.2fx\n", median(goRerun), median(goRerun)/bm)
+	for _, x := range []struct {
+		name string
+		rep  *report.Report
+	}{{"switch", swRep}, {"overlay", ovRep}} {
+		var own, tests float64
+		for _, m := range x.rep.Mutants {
+			own += m.Seconds
+			tests += m.TestSeconds
+		}
+		phase := x.rep.Seconds - x.rep.Baseline.Seconds
+		fmt.Printf("%s, last round: after the baseline (%.1fs), the mutants ran in %.1fs of wall-clock time; their own runs add up to %.1fs (%.1fs in test binaries): %.1fx overlap\n",
+			x.name, x.rep.Baseline.Seconds, phase, own, tests, own/phase)
+	}
+	fmt.Printf("one mutant (%s) built alone after an edit, then run:\n", phases.id)
+	fmt.Printf("  compile %.2fs, link %.2fs, test run %.2fs\n", phases.compile, phases.link, phases.run)
 	return nil
+}
+
+// editTest makes the small edit a learner makes: a new comment at the end
+// of a test file, which is enough for Go to rebuild the tests.
+func (b *bench) editTest() error {
+	b.edits++
+	path := filepath.Join(b.dir, "lease", "claim_test.go")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f, "\n// edit %d at %d\n", b.edits, time.Now().UnixNano())
+	return f.Close()
+}
+
+func (b *bench) cmd(name string, args ...string) *exec.Cmd {
+	cmd := command(name, args...)
+	cmd.Dir, cmd.Env = b.dir, b.env
+	return cmd
+}
+
+// mutateRun times mutate run -json with args and checks that it killed
+// every mutant.
+func (b *bench) mutateRun(args ...string) (*report.Report, float64, error) {
+	var out bytes.Buffer
+	cmd := b.cmd(b.mutate, append([]string{"run", "-json"}, args...)...)
+	cmd.Stdout = &out
+	d, err := b.time(cmd)
+	if err != nil {
+		return nil, 0, fmt.Errorf("mutate run %v: %w", args, err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return nil, 0, err
+	}
+	if rep.Summary.Killed != rep.Summary.Total {
+		return nil, 0, fmt.Errorf("mutate run %v: %s", args, rep.Summary)
+	}
+	return &rep, d, nil
+}
+
+func (b *bench) time(cmd *exec.Cmd) (float64, error) {
+	start := time.Now()
+	err := cmd.Run()
+	return time.Since(start).Seconds(), err
 }
 
 type phaseTimes struct {
@@ -108,12 +209,11 @@ type phaseTimes struct {
 	compile, link, run float64
 }
 
-// mutantPhases builds one mutant's test binary with every tool timed, then
-// runs it. A comment with a fresh nonce keeps the mutated package out of
-// the build cache, as after an edit.
-func mutantPhases(tmp string, rounds int) (phaseTimes, error) {
+// mutantPhases builds one mutant's test binary after a test edit, with
+// every tool timed, then runs it.
+func mutantPhases(tmp string, b *bench, rounds int) (phaseTimes, error) {
 	m := mutants.Catalog()[3]
-	pkg, err := mutants.Load("lease")
+	pkg, err := mutants.Load(filepath.Join(b.dir, "lease"))
 	if err != nil {
 		return phaseTimes{}, err
 	}
@@ -127,13 +227,15 @@ func mutantPhases(tmp string, rounds int) (phaseTimes, error) {
 	}
 	var compile, link, runs []float64
 	for r := range rounds {
+		if err := b.editTest(); err != nil {
+			return phaseTimes{}, err
+		}
 		dir := filepath.Join(tmp, fmt.Sprint("phase", r))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return phaseTimes{}, err
 		}
 		file := filepath.Join(dir, "lease.go")
-		src := append(bytes.Clone(a.Mutated), fmt.Sprintf("\n// mutatebench nonce %d\n", time.Now().UnixNano())...)
-		if err := os.WriteFile(file, src, 0o644); err != nil {
+		if err := os.WriteFile(file, a.Mutated, 0o644); err != nil {
 			return phaseTimes{}, err
 		}
 		overlay := filepath.Join(dir, "overlay.json")
@@ -143,8 +245,8 @@ func mutantPhases(tmp string, rounds int) (phaseTimes, error) {
 		}
 		log := filepath.Join(dir, "tools.log")
 		bin := filepath.Join(dir, "lease.test")
-		build := command("go", "test", "-c", "-o", bin, "-vet=off", "-overlay="+overlay, "-toolexec="+self, "./lease")
-		build.Env = append(os.Environ(), timerEnv+"="+log)
+		build := b.cmd("go", "test", "-c", "-o", bin, "-vet=off", "-overlay="+overlay, "-toolexec="+self, "./lease")
+		build.Env = append(build.Env, timerEnv+"="+log)
 		if err := build.Run(); err != nil {
 			return phaseTimes{}, fmt.Errorf("build %s: %w", m.ID, err)
 		}
@@ -153,8 +255,8 @@ func mutantPhases(tmp string, rounds int) (phaseTimes, error) {
 			return phaseTimes{}, err
 		}
 		test := exec.Command(bin, "-test.count=1")
-		test.Dir = "lease"
-		d, _ := timed(test) // the mutant is meant to fail
+		test.Dir = filepath.Join(b.dir, "lease")
+		d, _ := b.time(test) // the mutant is meant to fail
 		compile, link, runs = append(compile, c), append(link, l), append(runs, d)
 	}
 	return phaseTimes{id: m.ID, compile: median(compile), link: median(link), run: median(runs)}, nil
@@ -206,16 +308,35 @@ func readToolLog(path string) (compile, link float64, err error) {
 	return compile, link, nil
 }
 
-func command(name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(context.Background(), name, args...)
-	cmd.Stderr = os.Stderr
-	return cmd
+// copyTree copies the module at src into dst, without .git.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, path)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
 }
 
-func timed(cmd *exec.Cmd) (float64, error) {
-	start := time.Now()
-	err := cmd.Run()
-	return time.Since(start).Seconds(), err
+func command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = os.Stderr
+	return cmd
 }
 
 func median(xs []float64) float64 {

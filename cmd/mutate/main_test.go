@@ -14,13 +14,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fencelab/fencelab/internal/report"
+
+	"github.com/fencelab/fencelab/internal/proctest"
 )
 
 func TestMain(m *testing.M) {
@@ -42,6 +43,8 @@ func TestScripts(t *testing.T) {
 				env.Setenv(k, v)
 			}
 			env.Setenv("GOTOOLCHAIN", "local")
+			// Each script has a cache of results of its own.
+			env.Setenv("XDG_CACHE_HOME", env.Getenv("WORK")+"/.cache")
 			env.Setenv("MODROOT", root)
 			return nil
 		},
@@ -53,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"emptydir":   cmdEmptydir,
 			"exitcode":   cmdExitcode,
 			"fill":       cmdFill,
+			"samematrix": cmdSameMatrix,
 		},
 	})
 }
@@ -133,8 +137,8 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		ts.Check(err)
-		if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
-			ts.Fatalf("process %d (%s) still exists: kill -0 says %v", pid, filepath.Base(f), err)
+		if proctest.Alive(pid) {
+			ts.Fatalf("process %d (%s) is still running", pid, filepath.Base(f))
 		}
 	}
 }
@@ -180,6 +184,27 @@ func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 		out = strings.Replace(out, empty, "  "+m.ID+":\n    fails: ["+strings.Join(m.FailedTests, ", ")+"]\n", 1)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(out), 0o644))
+}
+
+// samematrix A B checks that two mutate run -json results have the same
+// mutants with the same statuses and failed tests.
+func cmdSameMatrix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: samematrix A B")
+	}
+	a, err := report.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b, err := report.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if len(a.Mutants) != len(b.Mutants) {
+		ts.Fatalf("%d mutants, then %d", len(a.Mutants), len(b.Mutants))
+	}
+	for i, m := range a.Mutants {
+		n := b.Mutants[i]
+		if m.ID != n.ID || m.Status != n.Status || !slices.Equal(m.FailedTests, n.FailedTests) {
+			ts.Fatalf("mutant %d: %s %s %v, then %s %s %v", i, m.ID, m.Status, m.FailedTests, n.ID, n.Status, n.FailedTests)
+		}
+	}
 }
 
 // emptydir DIR checks that DIR holds nothing.

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/mutants"
 )
 
 // Exit codes of check.
@@ -25,8 +25,8 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 	fs := newFlagSet("check", "[flags] FILE...", stderr)
 	var mf mutantFlags
 	mf.register(fs)
-	jobs := fs.Int("j", runtime.NumCPU(), "run `n` mutants at the same time")
-	timeout := fs.Duration("timeout", 0, "limit for one mutant's go test (default: derived from the baseline)")
+	var rf runFlags
+	rf.register(fs)
 	results := fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
 	partial := fs.Bool("partial", false, "allow files that predict only some of the mutants")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
@@ -48,7 +48,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		pfs []*predict.File
 	)
 	if *results != "" {
-		if set := setFlags(fs, "pkg", "mutants", "catalog", "only", "j", "timeout"); len(set) > 0 {
+		if set := setFlags(fs, "pkg", "mutants", "catalog", "only", "j", "timeout", "mode", "no-cache"); len(set) > 0 {
 			return exitError, fmt.Errorf("-results replaces the run: -%s do not apply", set[0])
 		}
 		var err error
@@ -60,11 +60,14 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 			return exitError, err
 		}
 	} else {
+		if err := rf.check(); err != nil {
+			return exitError, err
+		}
 		ms, err := mf.load()
 		if err != nil {
 			return exitError, err
 		}
-		cfg := harness.Config{Package: mf.pkg, Mutants: ms, Jobs: *jobs, Timeout: *timeout, Progress: stderr}
+		cfg := rf.config("", mf.pkg, ms, stderr)
 		t, err := harness.FindTarget(ctx, "", "", mf.pkg)
 		if err != nil {
 			return exitError, err
@@ -73,10 +76,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		if err != nil {
 			return exitError, err
 		}
-		ids := make([]string, len(ms))
-		for i, m := range ms {
-			ids[i] = m.ID
-		}
+		ids := idsOf(ms)
 		// Everything but subtest names can be checked before anything runs.
 		pfs, err = loadAll(files, predict.Known{Mutants: ids, Tests: top, TopLevelOnly: true}, *partial)
 		if err != nil {
@@ -86,11 +86,17 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		if err != nil {
 			return exitError, err
 		}
-		base, err := harness.RunBaseline(ctx, cfg, p)
-		if err != nil {
-			return exitError, interrupted(ctx, err)
+		defer p.Close()
+		key, cached := rf.cached(ctx, cfg, p, stderr)
+		names := func() []string { return cached.Baseline.TestNames }
+		var base *harness.Baseline
+		if cached == nil {
+			if base, err = harness.RunBaseline(ctx, cfg, p); err != nil {
+				return exitError, interrupted(ctx, err)
+			}
+			names = base.Result.Names
 		}
-		full := predict.Known{Mutants: ids, Tests: base.Result.Names()}
+		full := predict.Known{Mutants: ids, Tests: names()}
 		var errs predict.Errors
 		for _, pf := range pfs {
 			errs = append(errs, pf.Check(full, *partial)...)
@@ -98,8 +104,12 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		if len(errs) > 0 {
 			return exitError, errs
 		}
-		if rep, err = harness.RunMutants(ctx, cfg, p, base); err != nil {
-			return exitError, interrupted(ctx, err)
+		rep = cached
+		if rep == nil {
+			if rep, err = harness.RunMutants(ctx, cfg, p, base); err != nil {
+				return exitError, interrupted(ctx, err)
+			}
+			store(key, rep, stderr)
 		}
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -174,11 +184,12 @@ func template(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%s exists; the template does not overwrite a prediction file", *out)
 		}
 	}
-	cfg := harness.Config{Package: mf.pkg, Mutants: ms, Progress: stderr}
+	cfg := harness.Config{Package: mf.pkg, Mutants: ms, Mode: harness.ModeOverlay, Progress: stderr}
 	p, err := harness.Prepare(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	defer p.Close()
 	// The names of subtests are known only from a run of the suite.
 	base, err := harness.RunBaseline(ctx, cfg, p)
 	if err != nil {
@@ -195,6 +206,14 @@ func template(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: go run ./cmd/mutate check %s\n", *out, *out)
 	return nil
+}
+
+func idsOf(ms []*mutants.Mutant) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
 }
 
 func mutantIDs(rep *report.Report) []string {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 
@@ -252,6 +251,7 @@ func show(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer p.Close()
 	for i, a := range p.Applied {
 		if i > 0 {
 			fmt.Fprintln(stdout)
@@ -279,8 +279,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs := newFlagSet("run", "[flags]", stderr)
 	var mf mutantFlags
 	mf.register(fs)
-	jobs := fs.Int("j", runtime.NumCPU(), "run `n` mutants at the same time")
-	timeout := fs.Duration("timeout", 0, fmt.Sprintf("limit for one mutant's go test (default: %d× the baseline, at least %s)", harness.TimeoutFactor, harness.MinTimeout))
+	var rf runFlags
+	rf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the kill matrix")
 	junit := fs.String("junit", "", "also write the result as JUnit XML to `file`")
 	github := fs.Bool("github", false, "also print GitHub Actions annotations for mutants not killed")
@@ -292,24 +292,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		fs.Usage()
 		return exitError, errUsage
 	}
-	if *jobs < 1 {
-		return exitError, fmt.Errorf("-j %d: want at least 1", *jobs)
-	}
-	if *timeout < 0 {
-		return exitError, fmt.Errorf("-timeout %s: want a positive duration", *timeout)
+	if err := rf.check(); err != nil {
+		return exitError, err
 	}
 	ms, err := mf.load()
 	if err != nil {
 		return exitError, err
 	}
-	cfg := harness.Config{Package: mf.pkg, Mutants: ms, Jobs: *jobs, Timeout: *timeout, Progress: stderr}
+	cfg := rf.config("", mf.pkg, ms, stderr)
 	p, err := harness.Prepare(ctx, cfg)
 	if err != nil {
 		return exitError, err
 	}
-	rep, err := harness.Run(ctx, cfg, p)
+	defer p.Close()
+	rep, err := rf.runAll(ctx, cfg, p, stderr)
 	if err != nil {
-		return exitError, interrupted(ctx, err)
+		return exitError, err
 	}
 	if *junit != "" {
 		if err := writeFile(*junit, rep.WriteJUnit); err != nil {

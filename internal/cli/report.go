@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -32,14 +31,17 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	predFile := fs.String("predictions", "predictions/example.yaml", "the prediction `file` to score, relative to the module root")
 	results := fs.String("results", "", "use this `file` of mutate run -json (catalog and experiments) instead of running")
 	checkOnly := fs.Bool("check", false, "write nothing; exit 1 and print the difference if the file is out of date")
-	jobs := fs.Int("j", runtime.NumCPU(), "run `n` mutants at the same time")
-	timeout := fs.Duration("timeout", 0, "limit for one mutant's go test (default: derived from the baseline)")
+	var rf runFlags
+	rf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return exitError, err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return exitError, errUsage
+	}
+	if err := rf.check(); err != nil {
+		return exitError, err
 	}
 	t, err := harness.FindTarget(ctx, "", "", "./lease")
 	if err != nil {
@@ -61,11 +63,12 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitError, err
 	}
-	cfg := harness.Config{Dir: root, Package: t.Rel, Mutants: all, Jobs: *jobs, Timeout: *timeout, Progress: stderr}
+	cfg := rf.config(root, t.Rel, all, stderr)
 	p, err := harness.Prepare(ctx, cfg)
 	if err != nil {
 		return exitError, err
 	}
+	defer p.Close()
 	var rep *report.Report
 	if *results != "" {
 		if rep, err = report.ReadFile(*results); err != nil {
@@ -74,8 +77,8 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if got, want := mutantIDs(rep), idsOf(all); !slices.Equal(got, want) {
 			return exitError, fmt.Errorf("%s holds mutants %v, want the catalog and the experiments %v", *results, got, want)
 		}
-	} else if rep, err = harness.Run(ctx, cfg, p); err != nil {
-		return exitError, interrupted(ctx, err)
+	} else if rep, err = rf.runAll(ctx, cfg, p, stderr); err != nil {
+		return exitError, err
 	}
 	if err := predict.Comparable(rep); err != nil {
 		return exitError, err
@@ -120,12 +123,4 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	fmt.Fprintf(stderr, "mutate: rewrote the generated parts of %s\n", *out)
 	return exitOK, nil
-}
-
-func idsOf(ms []*mutants.Mutant) []string {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return ids
 }

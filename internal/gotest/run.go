@@ -110,3 +110,83 @@ func List(ctx context.Context, c Command) ([]string, error) {
 	slices.Sort(names)
 	return names, nil
 }
+
+// Build compiles the test binary of c's package to out, without running
+// it, and returns the compiler's messages when it fails.
+func Build(ctx context.Context, c Command, out string) (string, error) {
+	goCmd := c.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	args := append([]string{"test", "-c", "-o", out}, c.Flags...)
+	args = append(args, c.Package)
+	cmd := exec.CommandContext(ctx, goCmd, args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	killGroup(cmd)
+	msgs, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	return string(msgs), err
+}
+
+// Binary is one run of a compiled test binary.
+type Binary struct {
+	Go         string        // the go command, for go tool test2json; "go" if empty
+	Path       string        // the test binary
+	Dir        string        // the package's directory, where go test would run it
+	ImportPath string        // the package, as test2json reports it
+	Env        []string      // extra environment variables, KEY=VALUE
+	Timeout    time.Duration // the binary's own -test.timeout; ours is a little longer
+}
+
+// RunBinary runs a test binary through test2json, so that its events are
+// those of go test -json, and parses them. Like Run, it kills the process
+// group when ctx is done or the timeout passes.
+func RunBinary(ctx context.Context, b Binary) (*Result, time.Duration, error) {
+	goCmd := b.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	args := []string{"tool", "test2json", "-t", "-p", b.ImportPath, b.Path,
+		"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}
+	runCtx := ctx
+	if b.Timeout > 0 {
+		args = append(args, "-test.timeout="+b.Timeout.String())
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, b.Timeout+30*time.Second)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, goCmd, args...)
+	cmd.Dir = b.Dir
+	cmd.Env = append(os.Environ(), b.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	killGroup(cmd)
+	start := time.Now()
+	runErr := cmd.Run()
+	wall := time.Since(start)
+	if runCtx.Err() != nil {
+		reapGroup(cmd)
+	}
+	if ctx.Err() != nil {
+		return nil, wall, ctx.Err()
+	}
+	res, err := Parse(&stdout)
+	if err != nil {
+		return nil, wall, err
+	}
+	if runCtx.Err() != nil {
+		res.TimedOut = true
+		return res, wall, nil
+	}
+	var exit *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exit) {
+		return nil, wall, fmt.Errorf("%s tool test2json: %w", goCmd, runErr)
+	}
+	if runErr != nil && len(res.Tests) == 0 && res.Output == "" {
+		return nil, wall, fmt.Errorf("%s tool test2json %s: %s", goCmd, b.Path, strings.TrimSpace(stderr.String()))
+	}
+	return res, wall, nil
+}

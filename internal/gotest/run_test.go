@@ -1,3 +1,5 @@
+//go:build unix
+
 package gotest
 
 import (
@@ -7,9 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/proctest"
 )
 
 // writeModule writes a one-package module with the given test file.
@@ -88,8 +91,8 @@ func TestHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The test binary is a grandchild: go test started it.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("test binary %d still exists after the timeout (kill -0: %v)", pid, err)
+	if proctest.Alive(pid) {
+		t.Fatalf("test binary %d is still running after the timeout", pid)
 	}
 }
 
@@ -133,5 +136,54 @@ func ExampleTwo() {
 	}
 	if got, want := strings.Join(names, ","), "ExampleTwo,TestA,TestB"; got != want {
 		t.Fatalf("List() = %s, want %s", got, want)
+	}
+}
+
+func TestBuildAndRunBinary_SameEventsAsGoTest(t *testing.T) {
+	dir := writeModule(t, `package m
+
+import (
+	"os"
+	"testing"
+)
+
+func TestTwo(t *testing.T) {
+	t.Run("sub", func(t *testing.T) {
+		if os.Getenv("BREAK") != "" {
+			t.Errorf("Two() = %d, broken", Two())
+		}
+	})
+}
+`)
+	bin := filepath.Join(t.TempDir(), "m.test")
+	if msgs, err := Build(t.Context(), Command{Dir: dir, Package: "."}, bin); err != nil {
+		t.Fatalf("Build() error = %v\n%s", err, msgs)
+	}
+	b := Binary{Path: bin, Dir: dir, ImportPath: "example.com/m"}
+	res, _, err := RunBinary(t.Context(), b)
+	if err != nil {
+		t.Fatalf("RunBinary() error = %v", err)
+	}
+	if !res.Passed || strings.Join(res.Names(), ",") != "TestTwo,TestTwo/sub" {
+		t.Fatalf("RunBinary() passed %v, names %v; want a pass of TestTwo and TestTwo/sub", res.Passed, res.Names())
+	}
+	b.Env = []string{"BREAK=1"}
+	res, _, err = RunBinary(t.Context(), b)
+	if err != nil {
+		t.Fatalf("RunBinary(BREAK) error = %v", err)
+	}
+	if res.Passed || strings.Join(res.Failed(), ",") != "TestTwo,TestTwo/sub" {
+		t.Fatalf("RunBinary(BREAK) failed = %v, want TestTwo and TestTwo/sub", res.Failed())
+	}
+	if got, want := res.Message("TestTwo/sub"), "m_test.go:11: Two() = 2, broken"; got != want {
+		t.Errorf("Message() = %q, want %q", got, want)
+	}
+}
+
+func TestBuild_ReportsCompilerErrors(t *testing.T) {
+	dir := writeModule(t, "package m\n\nfunc helper() { undefinedName() }\n")
+	msgs, err := Build(t.Context(), Command{Dir: dir, Package: "."}, filepath.Join(t.TempDir(), "m.test"))
+	if err == nil || !strings.Contains(msgs, "m_test.go:3:17: undefined: undefinedName") {
+		t.Fatalf("Build() = %q, %v; want the compiler's error", msgs, err)
 	}
 }

@@ -49,6 +49,7 @@ type Mutant struct {
 	File        string    `json:"file"` // relative to the module root
 	Line        int       `json:"line"`
 	Status      string    `json:"status"`
+	Build       string    `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
 	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"
 	Failures    []Failure `json:"failures"`     // one per failed test, in the same order
 	Output      string    `json:"output,omitempty"`

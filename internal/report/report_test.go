@@ -15,22 +15,22 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func sample() *Report {
 	ms := []Mutant{
 		{ID: "claim-boundary", Step: 4, Title: "the expiry comparison in Claim is inclusive", Target: "Store.Claim",
-			File: "lease/lease.go", Line: 226, Status: Killed, Seconds: 3.25, TestSeconds: 1.5,
+			File: "lease/lease.go", Line: 226, Status: Killed, Build: "switch", Seconds: 3.25, TestSeconds: 1.5,
 			FailedTests: []string{"TestClaim_ReassignsAtExactExpiry", "TestModel/seq"},
 			Failures: []Failure{
 				{Test: "TestClaim_ReassignsAtExactExpiry", Message: "claim_test.go:40: Claim(now == until) = 0, want 2"},
 				{Test: "TestModel/seq", Message: "model_test.go:9: first line\n    second line"},
 			}},
 		{ID: "renew-expired", Step: 5, Title: "Renew accepts a lease at its exact expiry", Target: "Store.Renew",
-			File: "lease/lease.go", Line: 252, Status: Survived, Seconds: 2, FailedTests: []string{}, Failures: []Failure{}},
+			File: "lease/lease.go", Line: 252, Status: Survived, Build: "switch", Seconds: 2, FailedTests: []string{}, Failures: []Failure{}},
 		{ID: "loops", Step: 0, Title: "a loop that never ends, 100%", Target: "Loop",
-			File: "calc/calc.go", Line: 7, Status: Timeout, Seconds: 120, FailedTests: []string{}, Failures: []Failure{}},
+			File: "calc/calc.go", Line: 7, Status: Timeout, Build: "switch", Seconds: 120, FailedTests: []string{}, Failures: []Failure{}},
 		{ID: "broken", Step: 2, Title: "does not compile", Target: "Max",
-			File: "calc/calc.go", Line: 3, Status: BuildFailed, Seconds: 0.5, Output: "calc.go:3:9: cannot use \"a\" as int value",
+			File: "calc/calc.go", Line: 3, Status: BuildFailed, Build: "overlay", Seconds: 0.5, Output: "calc.go:3:9: cannot use \"a\" as int value",
 			FailedTests: []string{}, Failures: []Failure{}},
 	}
 	return &Report{
-		Module: "example.com/m", Package: "./lease", GoVersion: "go1.26.8", Mode: "overlay", Jobs: 2, Limit: 60,
+		Module: "example.com/m", Package: "./lease", GoVersion: "go1.26.8", Mode: "switch", Jobs: 2, Limit: 60,
 		Baseline: Baseline{Tests: 3, Seconds: 2.5, TestNames: []string{"TestA", "TestB", "TestB/sub"}},
 		Mutants:  ms, Summary: Summarize(ms), Seconds: 10.75,
 	}

@@ -1,0 +1,252 @@
+// Package cache keeps the results of mutation runs, keyed by a hash of
+// everything that can change them, so that a run on an unchanged tree is
+// answered without running anything.
+//
+// The key covers the files of the mutated package and of every package of
+// the same module it or its tests import (testdata included), go.mod and
+// go.sum, the mutants' definitions, the go command's version and build
+// settings, the environment variables that Go and the tests read (GO*,
+// CGO_*, RAPID_*), the flags that change results, and the mutate program
+// itself. Anything else a test reads is not covered; -no-cache runs anyway.
+package cache
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/mutants"
+)
+
+// version changes when the format of keys or entries does.
+const version = "v1"
+
+// Inputs are everything a key is made of.
+type Inputs struct {
+	Files   map[string]string `json:"files"`   // path relative to the module root: SHA-256
+	Mutants []mutantDef       `json:"mutants"` // in run order
+	GoEnv   map[string]string `json:"go_env"`  // go env values
+	Env     map[string]string `json:"env"`     // environment variables tests may read
+	Flags   map[string]string `json:"flags"`   // flags that change results
+	Harness string            `json:"harness"` // SHA-256 of the mutate program
+}
+
+// mutantDef is the part of a mutant that the results depend on.
+type mutantDef struct {
+	ID, Title, Contract, Rationale, Seed, Target, Find, Replace string
+	Step                                                        int
+	Kind                                                        mutants.Kind
+}
+
+// Key returns the hex SHA-256 of in.
+func (in Inputs) Key() string {
+	data, err := json.Marshal(struct {
+		Version string `json:"version"`
+		Inputs
+	}{version, in})
+	if err != nil {
+		panic(err) // maps of strings always marshal
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// goEnvNames are the go env values that change what a build or a test does.
+var goEnvNames = []string{"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOARM64", "GOWORK"}
+
+// Collect gathers the inputs of a run of ms on the package pkg (as go
+// names it) of the module at moduleDir, with flags that change results.
+func Collect(ctx context.Context, goCmd, moduleDir, pkg string, ms []*mutants.Mutant, flags map[string]string) (Inputs, error) {
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	in := Inputs{Files: map[string]string{}, GoEnv: map[string]string{}, Env: map[string]string{}, Flags: flags}
+	dirs, err := moduleDirs(ctx, goCmd, moduleDir, pkg)
+	if err != nil {
+		return in, err
+	}
+	for _, dir := range dirs {
+		if err := hashDir(moduleDir, dir, in.Files); err != nil {
+			return in, err
+		}
+	}
+	for _, name := range []string{"go.mod", "go.sum"} {
+		if err := hashFile(moduleDir, filepath.Join(moduleDir, name), in.Files); err != nil && !os.IsNotExist(err) {
+			return in, err
+		}
+	}
+	for _, m := range ms {
+		in.Mutants = append(in.Mutants, mutantDef{ID: m.ID, Title: m.Title, Contract: m.Contract, Rationale: m.Rationale,
+			Seed: m.Seed, Target: m.Target, Find: m.Find, Replace: m.Replace, Step: m.Step, Kind: m.Kind})
+	}
+	out, err := exec.CommandContext(ctx, goCmd, append([]string{"env", "-json"}, goEnvNames...)...).Output()
+	if err != nil {
+		return in, fmt.Errorf("go env: %w", err)
+	}
+	if err := json.Unmarshal(out, &in.GoEnv); err != nil {
+		return in, fmt.Errorf("go env: %w", err)
+	}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GO") || strings.HasPrefix(k, "CGO_") || strings.HasPrefix(k, "RAPID_") {
+			in.Env[k] = v
+		}
+	}
+	if in.Harness, err = executableHash(); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// moduleDirs lists the directories of the packages of the main module that
+// pkg and its tests import, pkg's own included.
+func moduleDirs(ctx context.Context, goCmd, moduleDir, pkg string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "-test",
+		"-f", "{{if and .Module .Module.Main}}{{.Dir}}{{end}}", pkg)
+	cmd.Dir = moduleDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -deps %s: %s", pkg, strings.TrimSpace(stderr.String()))
+	}
+	var dirs []string
+	for line := range strings.Lines(string(out)) {
+		if dir := strings.TrimSpace(line); dir != "" && !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	slices.Sort(dirs)
+	return dirs, nil
+}
+
+// hashDir hashes the files of dir and everything under its testdata.
+func hashDir(root, dir string, sums map[string]string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case e.Type().IsRegular():
+			if err := hashFile(root, path, sums); err != nil {
+				return err
+			}
+		case e.IsDir() && e.Name() == "testdata":
+			err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return err
+				}
+				return hashFile(root, p, sums)
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hashFile(root, path string, sums map[string]string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return err
+	}
+	sums[filepath.ToSlash(rel)] = hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+// executableHash identifies the running mutate program: a change to the
+// harness or to the catalog is a change of results.
+func executableHash() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	sums := map[string]string{}
+	if err := hashFile(filepath.Dir(exe), exe, sums); err != nil {
+		return "", err
+	}
+	return sums[filepath.Base(exe)], nil
+}
+
+// Dir returns the directory the results are kept in.
+func Dir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "fencelab-mutate", version), nil
+}
+
+// Load returns the report stored under key, if there is one.
+func Load(key string) (*report.Report, bool) {
+	dir, err := Dir()
+	if err != nil {
+		return nil, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, key+".json"))
+	if err != nil {
+		return nil, false
+	}
+	var r report.Report
+	if err := json.Unmarshal(data, &r); err != nil || len(r.Mutants) == 0 {
+		return nil, false
+	}
+	r.Cached = true
+	return &r, true
+}
+
+// Store keeps rep under key. A report with a timeout is not kept: a timeout
+// can come from a loaded machine rather than from the mutant.
+func Store(key string, rep *report.Report) error {
+	if rep.Summary.Timeout > 0 {
+		return nil
+	}
+	dir, err := Dir()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, key+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, key+".json"))
+}

@@ -1,0 +1,205 @@
+package cache
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/mutants"
+)
+
+// writeModule writes a module whose package calc imports the module's
+// package util, with a test file, testdata, and an unrelated README.
+func writeModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":                   "module example.com/m\n\ngo 1.26\n",
+		"README.md":                "not part of any package\n",
+		"util/util.go":             "package util\n\nfunc Two() int { return 2 }\n",
+		"calc/calc.go":             "package calc\n\nimport \"example.com/m/util\"\n\nfunc Four() int { return util.Two() * 2 }\n",
+		"calc/calc_test.go":        "package calc\n\nimport \"testing\"\n\nfunc TestFour(t *testing.T) {}\n",
+		"calc/testdata/input.txt":  "data\n",
+		"other/other.go":           "package other\n",
+		"calc/testdata/deep/x.txt": "deeper\n",
+	}
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func testMutants() []*mutants.Mutant {
+	return []*mutants.Mutant{{ID: "double", Target: "Four", Kind: mutants.Expr, Find: "util.Two() * 2", Replace: "util.Two() + 2"}}
+}
+
+func key(t *testing.T, dir string, ms []*mutants.Mutant, flags map[string]string) string {
+	t.Helper()
+	in, err := Collect(t.Context(), "", dir, "./calc", ms, flags)
+	if err != nil {
+		t.Fatalf("Collect() error = %v", err)
+	}
+	return in.Key()
+}
+
+var flags = map[string]string{"pkg": "./calc", "mode": "switch", "timeout": "0s"}
+
+// The key changes when any input changes, and only then.
+func TestKey_ChangesWithEveryInput(t *testing.T) {
+	dir := writeModule(t)
+	base := key(t, dir, testMutants(), flags)
+	if again := key(t, dir, testMutants(), flags); again != base {
+		t.Fatalf("the key of an unchanged tree changed: %s, then %s", base, again)
+	}
+
+	edits := []struct {
+		name string
+		file string
+	}{
+		{"PackageSource", "calc/calc.go"},
+		{"TestFile", "calc/calc_test.go"},
+		{"Testdata", "calc/testdata/deep/x.txt"},
+		{"ImportedPackageOfTheModule", "util/util.go"},
+		{"GoMod", "go.mod"},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			path := filepath.Join(dir, e.file)
+			old, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.WriteFile(path, old, 0o644)
+			if err := os.WriteFile(path, append(old, "// edited\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if key(t, dir, testMutants(), flags) == base {
+				t.Fatalf("editing %s left the key unchanged", e.file)
+			}
+		})
+	}
+	t.Run("NewGoSum", func(t *testing.T) {
+		path := filepath.Join(dir, "go.sum")
+		if err := os.WriteFile(path, []byte("example.com/x v1.0.0 h1:abc=\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(path)
+		if key(t, dir, testMutants(), flags) == base {
+			t.Fatal("adding go.sum left the key unchanged")
+		}
+	})
+	for _, unrelated := range []string{"README.md", "other/other.go"} {
+		t.Run("Unrelated/"+unrelated, func(t *testing.T) {
+			path := filepath.Join(dir, unrelated)
+			old, _ := os.ReadFile(path)
+			defer os.WriteFile(path, old, 0o644)
+			if err := os.WriteFile(path, append(old, "// edited\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if key(t, dir, testMutants(), flags) != base {
+				t.Fatalf("editing %s, which no test can see, changed the key", unrelated)
+			}
+		})
+	}
+	t.Run("MutantDefinition", func(t *testing.T) {
+		for _, change := range []func(*mutants.Mutant){
+			func(m *mutants.Mutant) { m.Replace = "util.Two() - 2" },
+			func(m *mutants.Mutant) { m.Find = "util.Two()" },
+			func(m *mutants.Mutant) { m.ID = "twice" },
+			func(m *mutants.Mutant) { m.Title = "a title" },
+			func(m *mutants.Mutant) { m.Step = 3 },
+		} {
+			ms := testMutants()
+			change(ms[0])
+			if key(t, dir, ms, flags) == base {
+				t.Errorf("changing the mutant to %+v left the key unchanged", *ms[0])
+			}
+		}
+		extra := append(testMutants(), &mutants.Mutant{ID: "x", Target: "Four", Kind: mutants.Expr, Find: "2", Replace: "3"})
+		if key(t, dir, extra, flags) == base {
+			t.Error("adding a mutant left the key unchanged")
+		}
+	})
+	t.Run("Flags", func(t *testing.T) {
+		for _, f := range []map[string]string{
+			{"pkg": "./calc", "mode": "overlay", "timeout": "0s"},
+			{"pkg": "./calc", "mode": "switch", "timeout": "1m0s"},
+		} {
+			if key(t, dir, testMutants(), f) == base {
+				t.Errorf("flags %v left the key unchanged", f)
+			}
+		}
+	})
+	t.Run("Environment", func(t *testing.T) {
+		t.Setenv("RAPID_CHECKS", "7")
+		if key(t, dir, testMutants(), flags) == base {
+			t.Error("RAPID_CHECKS left the key unchanged")
+		}
+	})
+	t.Run("GoVersionAndSettings", func(t *testing.T) {
+		t.Setenv("GOEXPERIMENT", "arenas")
+		if key(t, dir, testMutants(), flags) == base {
+			t.Error("GOEXPERIMENT left the key unchanged")
+		}
+		in, err := Collect(t.Context(), "", dir, "./calc", testMutants(), flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.GoEnv["GOVERSION"] == "" {
+			t.Fatal("the key does not record the Go version")
+		}
+		in.GoEnv["GOVERSION"] = "go0.0"
+		if in.Key() == base {
+			t.Error("another Go version left the key unchanged")
+		}
+	})
+	t.Run("Harness", func(t *testing.T) {
+		in, err := Collect(t.Context(), "", dir, "./calc", testMutants(), flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Harness == "" {
+			t.Fatal("the key does not record the harness")
+		}
+		in.Harness = "another build of mutate"
+		if in.Key() == base {
+			t.Error("another harness left the key unchanged")
+		}
+	})
+}
+
+func TestStoreLoad(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	rep := &report.Report{Package: "./calc", Mutants: []report.Mutant{{ID: "double", Status: report.Killed, FailedTests: []string{"TestFour"}}}}
+	rep.Summary = report.Summarize(rep.Mutants)
+	if _, ok := Load("k1"); ok {
+		t.Fatal("Load() of an empty cache found a report")
+	}
+	if err := Store("k1", rep); err != nil {
+		t.Fatalf("Store() error = %v", err)
+	}
+	got, ok := Load("k1")
+	if !ok || !got.Cached || got.Mutants[0].FailedTests[0] != "TestFour" {
+		t.Fatalf("Load() = %+v, %v; want the stored report, marked cached", got, ok)
+	}
+	if _, ok := Load("k2"); ok {
+		t.Fatal("Load() of another key found a report")
+	}
+	// A timeout may come from a loaded machine: it is not kept.
+	rep.Mutants[0].Status = report.Timeout
+	rep.Summary = report.Summarize(rep.Mutants)
+	if err := Store("k3", rep); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Load("k3"); ok {
+		t.Fatal("a report with a timeout was cached")
+	}
+}

@@ -1,0 +1,162 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/mutants"
+)
+
+func leaseMutants(t *testing.T) []*mutants.Mutant {
+	t.Helper()
+	exps, err := mutants.LoadFile("../../mutants/experiments.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(mutants.Catalog(), exps...)
+}
+
+// The switched build of every catalog mutant and experiment compiles, and
+// with no mutant active it passes the suite exactly like the reference.
+func TestSwitched_LeaseCompilesAndBehavesAsReferenceWhenInactive(t *testing.T) {
+	ctx := t.Context()
+	cfg := Config{Dir: "../..", Package: "./lease", Mutants: leaseMutants(t), Mode: ModeSwitch}
+	p, err := Prepare(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sb := buildSwitched(ctx, cfg, p)
+	if sb.err != nil || sb.bin == "" {
+		t.Fatalf("buildSwitched() = %+v", sb)
+	}
+	if len(sb.sw.Excluded) != 0 || len(sb.sw.Included) != len(cfg.Mutants) {
+		t.Fatalf("switched %v, excluded %v; want every mutant switched", sb.sw.Included, sb.sw.Excluded)
+	}
+	plain, wall, err := baseline(ctx, cfg, p.Target, filepath.Join(p.tmp, "plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb.inactive, sb.inactiveWall, err = runInactive(ctx, cfg, p, sb, MinTimeout); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkInactive(cfg, &Baseline{Result: plain, Wall: wall, switched: sb}); err != nil {
+		t.Fatalf("checkInactive() error = %v", err)
+	}
+}
+
+// writeModule writes a module with one package, calc, and its test.
+func writeModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/calc\n\ngo 1.26\n",
+		"calc.go": `package calc
+
+func Max(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+`,
+		"calc_test.go": `package calc
+
+import "testing"
+
+func TestMax(t *testing.T) {
+	if Max(1, 2) != 2 || Max(3, 1) != 3 {
+		t.Fatal("Max is wrong")
+	}
+}
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A mutant whose switched form does not compile falls back to a build of
+// its own, where it is build-failed; the others still share one build.
+func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
+	ctx := t.Context()
+	ms := []*mutants.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutants.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "broken", Target: "Max", Kind: mutants.Stmt, Find: "return a", Replace: `return "a"`},
+	}
+	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: ModeSwitch, Jobs: 2}
+	p, err := Prepare(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rep, err := Run(ctx, cfg, p)
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	want := []report.Mutant{
+		{ID: "flipped", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}},
+		{ID: "broken", Status: report.BuildFailed, Build: ModeOverlay, FailedTests: []string{}},
+	}
+	for i, w := range want {
+		got := rep.Mutants[i]
+		if got.ID != w.ID || got.Status != w.Status || got.Build != w.Build || !slices.Equal(got.FailedTests, w.FailedTests) {
+			t.Errorf("mutant %d = %s %s %s %v; want %s %s %s %v", i,
+				got.ID, got.Status, got.Build, got.FailedTests, w.ID, w.Status, w.Build, w.FailedTests)
+		}
+	}
+	if rep.Mode != ModeSwitch {
+		t.Errorf("Mode = %q, want switch", rep.Mode)
+	}
+}
+
+func TestPrepare_RejectsUnknownMode(t *testing.T) {
+	_, err := Prepare(t.Context(), Config{Dir: "../..", Package: "./lease", Mode: "fast"})
+	if err == nil || err.Error() != `unknown mode "fast": want switch or overlay` {
+		t.Fatalf("Prepare(mode fast) error = %v", err)
+	}
+}
+
+// A switched build that, with no mutant active, does not pass exactly like
+// the plain baseline stops the run: none of its results could be trusted.
+func TestCheckInactive_MustPassLikeThePlainBaseline(t *testing.T) {
+	parse := func(events string) *gotest.Result {
+		t.Helper()
+		res, err := gotest.Parse(strings.NewReader(events))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain := parse(`{"Action":"pass","Test":"TestA"}
+{"Action":"pass","Test":"TestB"}
+{"Action":"pass"}
+`)
+	tests := []struct {
+		name, inactive, want string
+	}{
+		{"Same", "{\"Action\":\"pass\",\"Test\":\"TestA\"}\n{\"Action\":\"pass\",\"Test\":\"TestB\"}\n{\"Action\":\"pass\"}\n", ""},
+		{"Fails", "{\"Action\":\"pass\",\"Test\":\"TestA\"}\n{\"Action\":\"fail\",\"Test\":\"TestB\"}\n{\"Action\":\"fail\"}\n", "  failed: TestB"},
+		{"Missing", "{\"Action\":\"pass\",\"Test\":\"TestA\"}\n{\"Action\":\"pass\"}\n", "  did not run: TestB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Baseline{Result: plain, switched: &switchedBuild{inactive: parse(tc.inactive)}}
+			err := checkInactive(Config{}, b)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("checkInactive() error = %v, want none", err)
+			case tc.want != "" && (err == nil || !strings.HasSuffix(err.Error(), "rerun with -mode=overlay:\n"+tc.want)):
+				t.Fatalf("checkInactive() error = %v, want one ending in %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,413 @@
+package mutants
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/go-toolsmith/astcopy"
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// SwitchEnv is the environment variable that names the active mutant of a
+// switched build; unset or empty, the build behaves as the reference.
+const SwitchEnv = "MUTATE_ACTIVE"
+
+// HelperFile is the name of the file that a switched build adds to the
+// package.
+const HelperFile = "zz_mutate_switch.go"
+
+// Names the helper file declares in the package. They are unlikely to
+// collide with the package's own; if they do, the build fails and every
+// mutant falls back to its own build.
+const (
+	onFunc   = "mutateOn"
+	pickFunc = "mutatePick"
+)
+
+// Switched is one version of the package that holds every switched
+// mutant at once: each mutation site chooses between the reference and the
+// mutant at run time, by the value of SwitchEnv (mutant schemata).
+type Switched struct {
+	Files    map[string][]byte // absolute path: source, the helper file included
+	Included []string          // ids switched in, in the order given
+	// Excluded says, for each mutant that could not be switched, why; it
+	// needs a build of its own.
+	Excluded map[string]string
+	spans    map[string]span // id: where its switch is in the printed file
+}
+
+// span is a range of lines of one file.
+type span struct {
+	file       string // absolute path
+	start, end int
+}
+
+// Switch builds the switched version of the package for ms, leaving out the
+// ids in exclude. A mutant that cannot be switched (its fragment overlaps
+// another's, or its expression may have side effects that would run when it
+// is not active) is excluded and reported in Excluded, never silently
+// changed.
+func (p *Package) Switch(ms []*Mutant, exclude map[string]string) (*Switched, error) {
+	sw := &Switched{Files: map[string][]byte{}, Excluded: map[string]string{}, spans: map[string]span{}}
+	for id, why := range exclude {
+		sw.Excluded[id] = why
+	}
+	// Bodies first: a body's fragment is the whole body, which any other
+	// switch in the same function would change.
+	order := slices.Clone(ms)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].Kind == Body && order[j].Kind != Body })
+
+	copies := map[*sourceFile]*ast.File{}
+	skip := map[ast.Node]bool{} // the mutant side of every switch made so far
+	for _, m := range order {
+		if _, ok := sw.Excluded[m.ID]; ok {
+			continue
+		}
+		if err := m.check(); err != nil {
+			return nil, err
+		}
+		sf, err := p.fileOf(m)
+		if err != nil {
+			return nil, err
+		}
+		f := copies[sf]
+		if f == nil {
+			f = astcopy.File(sf.ast)
+			copies[sf] = f
+		}
+		if why := switchOne(p.fset, f, m, skip); why != "" {
+			sw.Excluded[m.ID] = why
+			continue
+		}
+		sw.Included = append(sw.Included, m.ID)
+	}
+	// Keep the order of ms.
+	slices.SortFunc(sw.Included, func(a, b string) int {
+		return slices.IndexFunc(ms, func(m *Mutant) bool { return m.ID == a }) -
+			slices.IndexFunc(ms, func(m *Mutant) bool { return m.ID == b })
+	})
+
+	for sf, f := range copies {
+		var buf bytes.Buffer
+		if err := format.Node(&buf, p.fset, f); err != nil {
+			return nil, fmt.Errorf("print the switched %s: %w", filepath.Base(sf.path), err)
+		}
+		out := buf.Bytes()
+		printed, err := parser.ParseFile(token.NewFileSet(), sf.path, out, parseMode)
+		if err != nil {
+			return nil, fmt.Errorf("the switched %s does not parse: %w", filepath.Base(sf.path), err)
+		}
+		sw.Files[sf.path] = out
+		for id, s := range switchSpans(printed, out) {
+			s.file = sf.path
+			sw.spans[id] = s
+		}
+	}
+	sw.Files[filepath.Join(p.Dir, HelperFile)] = helper(p.Name)
+	return sw, nil
+}
+
+// Blame returns the ids of the switched mutants whose switch is the
+// innermost one around line of file (the file's base name or path, as a
+// compiler error names it).
+func (sw *Switched) Blame(file string, line int) []string {
+	var ids []string
+	size := -1
+	for id, s := range sw.spans {
+		if filepath.Base(s.file) != filepath.Base(file) || line < s.start || line > s.end {
+			continue
+		}
+		switch n := s.end - s.start; {
+		case size < 0 || n < size:
+			ids, size = []string{id}, n
+		case n == size:
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// switchOne rewrites the one site of m in f into a switch, or returns why
+// it cannot.
+func switchOne(fset *token.FileSet, f *ast.File, m *Mutant, skip map[ast.Node]bool) string {
+	decl := findDecl(f, m.Target)
+	site, err := locateSkipping(fset, decl, m, skip)
+	if err != nil {
+		return "its fragment is not found once outside the other switches: " + err.Error()
+	}
+	on := func() ast.Expr {
+		return &ast.CallExpr{Fun: ast.NewIdent(onFunc), Args: []ast.Expr{&ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(m.ID)}}}
+	}
+	var with ast.Node
+	switch m.Kind {
+	case Expr:
+		orig := site.node.(ast.Expr)
+		mut := expr(m.Replace)
+		reposition(mut, orig.Pos())
+		switch {
+		case boolish(orig) && boolish(mut):
+			// (on && (mut) || !on && (orig)): each side is evaluated only
+			// when it is the one that counts.
+			with = &ast.ParenExpr{X: &ast.BinaryExpr{
+				X:  &ast.BinaryExpr{X: on(), Op: token.LAND, Y: &ast.ParenExpr{X: mut}},
+				Op: token.LOR,
+				Y:  &ast.BinaryExpr{X: &ast.UnaryExpr{Op: token.NOT, X: on()}, Op: token.LAND, Y: &ast.ParenExpr{X: orig}},
+			}}
+		case pure(orig) && pure(mut):
+			with = &ast.CallExpr{Fun: ast.NewIdent(pickFunc), Args: []ast.Expr{on(), mut, orig}}
+		default:
+			return "its expression is neither a condition nor free of side effects"
+		}
+		skip[mut] = true
+	case String:
+		orig := site.node.(*ast.BasicLit)
+		mut := site.with.(*ast.BasicLit)
+		mut.ValuePos = orig.ValuePos
+		with = &ast.CallExpr{Fun: ast.NewIdent(pickFunc), Args: []ast.Expr{on(), mut, orig}}
+		skip[mut] = true
+		if vs, ok := decl.(*ast.ValueSpec); ok {
+			constToVar(f, vs)
+		}
+	case Stmt:
+		list := stmtList(site.node)
+		mut := replacementStmts(m.Replace, site.from)
+		i, n := site.index, len(stmts(m.Find))
+		orig := slices.Clone((*list)[i : i+n])
+		ifs := &ast.IfStmt{If: site.from, Cond: on(), Body: &ast.BlockStmt{List: mut}, Else: &ast.BlockStmt{List: orig}}
+		with = withStmts(site.node, slices.Concat((*list)[:i], []ast.Stmt{ifs}, (*list)[i+n:]))
+		skip[ifs.Body] = true
+	case Body:
+		body := site.node.(*ast.BlockStmt)
+		mut := &ast.BlockStmt{List: replacementStmts(m.Replace, body.Lbrace)}
+		with = &ast.BlockStmt{Lbrace: body.Lbrace, Rbrace: body.Rbrace, List: []ast.Stmt{
+			&ast.IfStmt{If: body.Lbrace, Cond: on(), Body: mut, Else: &ast.BlockStmt{List: body.List}},
+		}}
+		skip[mut] = true
+	}
+	replaced := false
+	astutil.Apply(f, func(c *astutil.Cursor) bool {
+		if !replaced && c.Node() == site.node {
+			c.Replace(with)
+			replaced = true
+		}
+		return !replaced
+	}, nil)
+	if !replaced {
+		return "internal error: the site is gone"
+	}
+	return ""
+}
+
+// locateSkipping is locate, blind to the mutant side of earlier switches.
+func locateSkipping(fset *token.FileSet, decl ast.Node, m *Mutant, skip map[ast.Node]bool) (*site, error) {
+	if len(skip) == 0 {
+		return locate(fset, decl, m)
+	}
+	// Hide the skipped subtrees behind empty stand-ins while locating.
+	hidden := map[ast.Node]ast.Node{}
+	astutil.Apply(decl, func(c *astutil.Cursor) bool {
+		if skip[c.Node()] {
+			stand := standIn(c.Node())
+			hidden[stand] = c.Node()
+			c.Replace(stand)
+			return false
+		}
+		return true
+	}, nil)
+	defer astutil.Apply(decl, func(c *astutil.Cursor) bool {
+		if orig, ok := hidden[c.Node()]; ok {
+			c.Replace(orig)
+			return false
+		}
+		return true
+	}, nil)
+	return locate(fset, decl, m)
+}
+
+// standIn returns an empty node of the same kind as n.
+func standIn(n ast.Node) ast.Node {
+	switch n.(type) {
+	case *ast.BlockStmt:
+		return &ast.BlockStmt{}
+	case *ast.BasicLit:
+		return &ast.BasicLit{Kind: token.STRING, Value: `""`}
+	default:
+		return ast.NewIdent("_")
+	}
+}
+
+// constToVar turns the const declaration that holds vs into a var, since a
+// switch is a run-time choice. A use of it where Go needs a constant then
+// fails to compile, and the mutant falls back to its own build.
+func constToVar(f *ast.File, vs *ast.ValueSpec) {
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST && len(gd.Specs) == 1 && gd.Specs[0] == vs {
+			gd.Tok = token.VAR
+		}
+	}
+}
+
+// boolish reports whether e is, by its shape, a boolean expression.
+func boolish(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return boolish(e.X)
+	case *ast.UnaryExpr:
+		return e.Op == token.NOT
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
+			return true
+		}
+	case *ast.Ident:
+		return e.Name == "true" || e.Name == "false"
+	}
+	return false
+}
+
+// pure reports whether evaluating e can have no effect and cannot panic:
+// names, literals, and arithmetic on them other than division.
+func pure(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.ParenExpr:
+		return pure(e.X)
+	case *ast.UnaryExpr:
+		return e.Op != token.ARROW && e.Op != token.AND && pure(e.X)
+	case *ast.BinaryExpr:
+		return e.Op != token.QUO && e.Op != token.REM && e.Op != token.SHL && e.Op != token.SHR && pure(e.X) && pure(e.Y)
+	}
+	return false
+}
+
+// replacementStmts parses a statement fragment placed at pos.
+func replacementStmts(src string, pos token.Pos) []ast.Stmt {
+	list := stmts(src)
+	for _, s := range list {
+		reposition(s, pos)
+	}
+	return list
+}
+
+var posType = reflect.TypeFor[token.Pos]()
+
+// reposition moves every valid position in the tree under n to pos, the
+// start of the code it stands in for, so that the printer lays the new code
+// out there. Positions that are not valid stay so: they mean "absent" (a
+// call without "...", say).
+func reposition(n ast.Node, pos token.Pos) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		v := reflect.ValueOf(n)
+		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+			return true
+		}
+		v = v.Elem()
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Type() == posType && f.CanSet() && token.Pos(f.Int()).IsValid() {
+				f.SetInt(int64(pos))
+			}
+		}
+		return true
+	})
+}
+
+// switchSpans finds, in a printed switched file, the lines of the
+// statement or declaration around each mutant's switch.
+func switchSpans(f *ast.File, src []byte) map[string]span {
+	spans := map[string]span{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn, ok := call.Fun.(*ast.Ident)
+		if !ok || fn.Name != onFunc || len(call.Args) != 1 {
+			return true
+		}
+		lit, ok := call.Args[0].(*ast.BasicLit)
+		if !ok {
+			return true
+		}
+		id, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
+		outer := switchOf(path, call)
+		s := span{start: offsetLine(f, src, outer.Pos()), end: offsetLine(f, src, outer.End())}
+		if old, ok := spans[id]; ok {
+			s.start, s.end = min(s.start, old.start), max(s.end, old.end)
+		}
+		spans[id] = s
+		return true
+	})
+	return spans
+}
+
+// switchOf returns the construct that a mutateOn call decides: the if
+// statement of a statement or body switch, the mutatePick call of a value
+// switch, or the parenthesized condition of a boolean switch.
+func switchOf(path []ast.Node, call *ast.CallExpr) ast.Node {
+	for _, n := range path {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			if n.Cond == ast.Expr(call) {
+				return n
+			}
+		case *ast.CallExpr:
+			if fn, ok := n.Fun.(*ast.Ident); ok && fn.Name == pickFunc && len(n.Args) == 3 && n.Args[0] == ast.Expr(call) {
+				return n
+			}
+		case *ast.ParenExpr:
+			if b, ok := n.X.(*ast.BinaryExpr); ok && b.Op == token.LOR {
+				return n
+			}
+		}
+	}
+	return call
+}
+
+// offsetLine returns the line of pos in f, whose source is src.
+func offsetLine(f *ast.File, src []byte, pos token.Pos) int {
+	off := int(pos - f.FileStart)
+	return bytes.Count(src[:min(max(off, 0), len(src))], []byte("\n")) + 1
+}
+
+// helper is the file a switched build adds to package name.
+func helper(name string) []byte {
+	return fmt.Appendf(nil, `// Code generated by mutate for a switched build. DO NOT EDIT.
+
+package %s
+
+import "os"
+
+// mutateActive is the id of the mutant this process runs as; empty for the
+// reference behaviour.
+var mutateActive = os.Getenv(%q)
+
+// %s reports whether mutant id is the active one.
+func %s(id string) bool { return mutateActive == id }
+
+// %s returns mutant if on, and original otherwise.
+func %s[T any](on bool, mutant, original T) T {
+	if on {
+		return mutant
+	}
+	return original
+}
+`, name, SwitchEnv, onFunc, onFunc, pickFunc, pickFunc)
+}

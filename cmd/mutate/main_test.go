@@ -137,7 +137,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		ts.Check(err)
-		if proctest.Alive(pid) {
+		if !proctest.Gone(pid, 10*time.Second) {
 			ts.Fatalf("process %d (%s) is still running", pid, filepath.Base(f))
 		}
 	}

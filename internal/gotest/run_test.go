@@ -91,7 +91,7 @@ func TestHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The test binary is a grandchild: go test started it.
-	if proctest.Alive(pid) {
+	if !proctest.Gone(pid, 10*time.Second) {
 		t.Fatalf("test binary %d is still running after the timeout", pid)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Alive reports whether process pid exists and is not a zombie: a killed
@@ -26,4 +27,16 @@ func Alive(pid int) bool {
 	s := string(stat)
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(fields) == 0 || (fields[0] != "Z" && fields[0] != "X")
+}
+
+// Gone waits until process pid is no longer Alive and reports whether it
+// went within limit. A SIGKILL takes effect when the process next leaves the
+// kernel, which can be a moment after kill returned.
+func Gone(pid int, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); Alive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestAlive(t *testing.T) {
@@ -24,7 +25,8 @@ func TestAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Killed but not yet reaped: a zombie, which runs no code.
-	for Alive(pid) {
+	if !Gone(pid, 10*time.Second) {
+		t.Fatal("Gone(killed child) = false")
 	}
 	cmd.Wait()
 	if Alive(pid) {

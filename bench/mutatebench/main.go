@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +31,8 @@ import (
 
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/mutants"
+
+	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
 // timerEnv makes this binary act as a -toolexec wrapper that times each
@@ -65,7 +66,7 @@ func run(rounds int) error {
 	}
 	defer os.RemoveAll(tmp)
 	b := &bench{dir: filepath.Join(tmp, "module"), mutate: filepath.Join(tmp, "mutate")}
-	if err := copyTree(".", b.dir); err != nil {
+	if err := modcopy.Copy(".", b.dir); err != nil {
 		return err
 	}
 	if err := command("go", "build", "-o", b.mutate, "./cmd/mutate").Run(); err != nil {
@@ -306,31 +307,6 @@ func readToolLog(path string) (compile, link float64, err error) {
 		}
 	}
 	return compile, link, nil
-}
-
-// copyTree copies the module at src into dst, without .git.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, path)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
 }
 
 func command(name string, args ...string) *exec.Cmd {

@@ -168,12 +168,8 @@ func template(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	mf.register(fs)
 	learner := fs.String("learner", "", "the learner's `name`, written into the file")
 	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
-	if err := parse(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
 	}
 	ms, err := mf.load()
 	if err != nil {

@@ -201,16 +201,24 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func list(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("list", "[flags]", stderr)
-	var mf mutantFlags
-	mf.register(fs)
+// parseFlagsOnly parses args, which must hold flags and nothing else.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage
+	}
+	return nil
+}
+
+func list(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("list", "[flags]", stderr)
+	var mf mutantFlags
+	mf.register(fs)
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
 	}
 	ms, err := mf.load()
 	if err != nil {
@@ -285,12 +293,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	junit := fs.String("junit", "", "also write the result as JUnit XML to `file`")
 	github := fs.Bool("github", false, "also print GitHub Actions annotations for mutants not killed")
 	verbose := fs.Bool("v", false, "print each failing test's message in the kill matrix")
-	if err := parse(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return exitError, err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return exitError, errUsage
 	}
 	if err := rf.check(); err != nil {
 		return exitError, err

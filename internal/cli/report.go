@@ -33,12 +33,8 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	checkOnly := fs.Bool("check", false, "write nothing; exit 1 and print the difference if the file is out of date")
 	var rf runFlags
 	rf.register(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return exitError, err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return exitError, errUsage
 	}
 	if err := rf.check(); err != nil {
 		return exitError, err

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +27,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
 // defaultFiles are the documents whose commands are checked.
@@ -157,7 +158,7 @@ func runAll(file string, cmds []command) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	if err := copyTree(".", dir); err != nil {
+	if err := modcopy.Copy(".", dir); err != nil {
 		return 0, err
 	}
 	summary := filepath.Join(dir, ".step-summary")
@@ -186,34 +187,6 @@ func runAll(file string, cmds []command) (int, error) {
 		fmt.Printf("ok   %s: exit %d (%.1fs)  %s\n", where, got, time.Since(start).Seconds(), firstLine(c.script))
 	}
 	return failed, nil
-}
-
-// copyTree copies the module at src into dst, without .git.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, path)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !info.Mode().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
 }
 
 func firstLine(s string) string {

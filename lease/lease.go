@@ -290,7 +290,9 @@ func (s *Store) Release(ctx context.Context, id, owner string, fence int64) (boo
 // fences in the order of owners (step 8). Each claim runs on its own
 // goroutine and pooled connection; for a job that is free, exactly one
 // owner gets a fence and every other gets 0. Errors of the individual
-// claims are joined.
+// claims are joined. The claims queue for one write lock: with so many
+// owners that the last waits longer than the busy timeout (10 s), that one
+// fails with SQLITE_BUSY.
 func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, ttl float64) ([]int64, error) {
 	if _, err := leaseEnd(now, ttl); err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		if err := rf.check(); err != nil {
 			return exitError, err
 		}
-		ms, err := mf.load()
+		all, ms, err := mf.loadAll()
 		if err != nil {
 			return exitError, err
 		}
@@ -76,9 +76,11 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		if err != nil {
 			return exitError, err
 		}
-		ids := idsOf(ms)
+		// A file may predict any known mutant; it must predict those that
+		// run (unless -partial).
+		ids, run := idsOf(all), idsOf(ms)
 		// Everything but subtest names can be checked before anything runs.
-		pfs, err = loadAll(files, predict.Known{Mutants: ids, Tests: top, TopLevelOnly: true}, *partial)
+		pfs, err = loadAll(files, predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true}, *partial)
 		if err != nil {
 			return exitError, err
 		}
@@ -96,7 +98,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 			}
 			names = base.Result.Names
 		}
-		full := predict.Known{Mutants: ids, Tests: names()}
+		full := predict.Known{Mutants: ids, Required: run, Tests: names()}
 		var errs predict.Errors
 		for _, pf := range pfs {
 			errs = append(errs, pf.Check(full, *partial)...)
@@ -109,7 +111,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 			if rep, err = harness.RunMutants(ctx, cfg, p, base); err != nil {
 				return exitError, interrupted(ctx, err)
 			}
-			store(key, rep, stderr)
+			rf.store(ctx, cfg, p, key, rep, stderr)
 		}
 	}
 	if err := predict.Comparable(rep); err != nil {

@@ -151,34 +151,39 @@ func (f *mutantFlags) register(fs *flag.FlagSet) {
 
 // load returns the chosen mutants in order: the catalog, then the file's.
 func (f *mutantFlags) load() ([]*mutants.Mutant, error) {
-	var ms []*mutants.Mutant
+	_, chosen, err := f.loadAll()
+	return chosen, err
+}
+
+// loadAll returns every mutant the flags make known, and those of them
+// that -only chooses (all of them without it).
+func (f *mutantFlags) loadAll() (all, chosen []*mutants.Mutant, err error) {
 	if f.catalog {
-		ms = mutants.Catalog()
+		all = mutants.Catalog()
 	}
 	if f.file != "" {
 		extra, err := mutants.LoadFile(f.file)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if ms, err = mutants.Combine(ms, extra); err != nil {
-			return nil, err
+		if all, err = mutants.Combine(all, extra); err != nil {
+			return nil, nil, err
 		}
 	}
-	if f.only != "" {
-		var chosen []*mutants.Mutant
-		for id := range strings.SplitSeq(f.only, ",") {
-			m, err := mutants.Lookup(ms, strings.TrimSpace(id))
-			if err != nil {
-				return nil, err
-			}
-			chosen = append(chosen, m)
+	if len(all) == 0 {
+		return nil, nil, errors.New("no mutants: -catalog=false needs -mutants FILE")
+	}
+	if f.only == "" {
+		return all, all, nil
+	}
+	for id := range strings.SplitSeq(f.only, ",") {
+		m, err := mutants.Lookup(all, strings.TrimSpace(id))
+		if err != nil {
+			return nil, nil, err
 		}
-		ms = chosen
+		chosen = append(chosen, m)
 	}
-	if len(ms) == 0 {
-		return nil, errors.New("no mutants: -catalog=false needs -mutants FILE")
-	}
-	return ms, nil
+	return all, chosen, nil
 }
 
 func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
@@ -299,6 +304,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if err := rf.check(); err != nil {
 		return exitError, err
 	}
+	if *asJSON && *github {
+		return exitError, errors.New("-json and -github both write to stdout: pick one (-junit FILE writes a file)")
+	}
 	ms, err := mf.load()
 	if err != nil {
 		return exitError, err
@@ -313,11 +321,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if err != nil {
 		return exitError, err
 	}
-	if *junit != "" {
-		if err := writeFile(*junit, rep.WriteJUnit); err != nil {
-			return exitError, err
-		}
-	}
 	if *github {
 		if err := rep.WriteGitHub(stdout); err != nil {
 			return exitError, err
@@ -330,6 +333,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	}
 	if err != nil {
 		return exitError, err
+	}
+	if *junit != "" {
+		if err := writeFile(*junit, rep.WriteJUnit); err != nil {
+			return exitError, err
+		}
 	}
 	return rep.ExitCode(), nil
 }

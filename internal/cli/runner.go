@@ -50,13 +50,11 @@ func (rf *runFlags) config(dir, pkg string, ms []*mutants.Mutant, progress io.Wr
 // a fresh result under ("" when the cache cannot be used) and the cached
 // report, if any.
 func (rf *runFlags) cached(ctx context.Context, cfg harness.Config, p *harness.Prepared, stderr io.Writer) (string, *report.Report) {
-	flags := map[string]string{"pkg": p.Target.Rel, "mode": rf.mode, "timeout": rf.timeout.String()}
-	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, cfg.Mutants, flags)
+	key, err := rf.key(ctx, cfg, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "mutate: not using the cache: %v\n", err)
 		return "", nil
 	}
-	key := in.Key()
 	if rf.noCache {
 		return key, nil
 	}
@@ -67,9 +65,24 @@ func (rf *runFlags) cached(ctx context.Context, cfg harness.Config, p *harness.P
 	return key, nil
 }
 
-// store keeps a fresh report; a cache that cannot be written is no error.
-func store(key string, rep *report.Report, stderr io.Writer) {
+func (rf *runFlags) key(ctx context.Context, cfg harness.Config, p *harness.Prepared) (string, error) {
+	flags := map[string]string{"pkg": p.Target.Rel, "mode": rf.mode, "timeout": rf.timeout.String()}
+	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, cfg.Mutants, flags)
+	if err != nil {
+		return "", err
+	}
+	return in.Key(), nil
+}
+
+// store keeps a fresh report under key, unless the tree changed while it
+// ran: go read the sources after the key was made, so the results might be
+// those of the edited tree. A cache that cannot be written is no error.
+func (rf *runFlags) store(ctx context.Context, cfg harness.Config, p *harness.Prepared, key string, rep *report.Report, stderr io.Writer) {
 	if key == "" {
+		return
+	}
+	if now, err := rf.key(ctx, cfg, p); err != nil || now != key {
+		fmt.Fprintf(stderr, "mutate: not caching the results: the sources changed during the run\n")
 		return
 	}
 	if err := cache.Store(key, rep); err != nil {
@@ -88,6 +101,6 @@ func (rf *runFlags) runAll(ctx context.Context, cfg harness.Config, p *harness.P
 	if err != nil {
 		return nil, interrupted(ctx, err)
 	}
-	store(key, rep, stderr)
+	rf.store(ctx, cfg, p, key, rep, stderr)
 	return rep, nil
 }

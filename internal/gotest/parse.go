@@ -127,18 +127,26 @@ func (r *Result) Names() []string {
 	return names
 }
 
-// Failed returns the names of the tests that failed, sorted. A test that
-// started and never finished (the binary crashed or timed out in it) counts
-// as failed.
+// Failed returns the names of the tests that failed, sorted. When no test
+// reported a failure but some never finished, the binary stopped inside
+// them (os.Exit, a timeout): those count as failed. When some test did
+// fail, the tests that were merely running beside it when the binary
+// stopped do not: which ones they were is up to the scheduler.
 func (r *Result) Failed() []string {
-	var names []string
+	var failed, unfinished []string
 	for name, t := range r.Tests {
-		if t.Outcome == Fail || t.Outcome == "" {
-			names = append(names, name)
+		switch t.Outcome {
+		case Fail:
+			failed = append(failed, name)
+		case "":
+			unfinished = append(unfinished, name)
 		}
 	}
-	slices.Sort(names)
-	return names
+	if len(failed) == 0 {
+		failed = unfinished
+	}
+	slices.Sort(failed)
+	return failed
 }
 
 // Message returns what test name reported about its failure: its output

@@ -103,3 +103,18 @@ go: downloading example.com/m v1.0.0
 		t.Fatalf("Parse() = %+v, want a passing package with TestA", res)
 	}
 }
+
+// When one test panics, the binary stops with other parallel tests still
+// running; only the one that failed is a failure.
+func TestParse_PanicFailsOnlyThePanickingTest(t *testing.T) {
+	res := parseFile(t, "panic.jsonl")
+	if res.Passed {
+		t.Fatal("Passed = true, want false")
+	}
+	if got := strings.Join(res.Failed(), ","); got != "TestPanics" {
+		t.Fatalf("Failed() = %s, want TestPanics (TestWaits was only running beside it)", got)
+	}
+	if !strings.Contains(res.Message("TestPanics"), "assignment to entry in nil map") {
+		t.Fatalf("Message(TestPanics) = %q, want the panic", res.Message("TestPanics"))
+	}
+}

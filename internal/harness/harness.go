@@ -84,7 +84,11 @@ func FindTarget(ctx context.Context, goCmd, dir, pkg string) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %s", pkg, strings.TrimSpace(stderr.String()))
 	}
-	f := strings.Split(strings.TrimSpace(string(out)), "\t")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 {
+		return nil, fmt.Errorf("%s names %d packages; -pkg must name exactly one", pkg, len(lines))
+	}
+	f := strings.Split(lines[0], "\t")
 	if len(f) != 4 {
 		return nil, fmt.Errorf("go list %s: package is not in a module", pkg)
 	}
@@ -139,15 +143,16 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 }
 
 // ScratchDir returns where runs keep their temporary files: $MUTATE_TMPDIR
-// if set, else /dev/shm where it is a writable directory (in memory: the
-// suite's SQLite files then cost no disk syncs, which halves its run time),
-// else the system's temporary directory.
+// if set, else /dev/shm where it is a writable directory that may hold and
+// execute test binaries (in memory: the suite's SQLite files then cost no
+// disk syncs, which halves its run time), else the system's temporary
+// directory.
 func ScratchDir() string {
 	if dir := os.Getenv("MUTATE_TMPDIR"); dir != "" {
 		return dir
 	}
 	const shm = "/dev/shm"
-	if fi, err := os.Stat(shm); err == nil && fi.IsDir() {
+	if fi, err := os.Stat(shm); err == nil && fi.IsDir() && roomy(shm) {
 		if probe, err := os.MkdirTemp(shm, "mutate-probe-"); err == nil {
 			os.Remove(probe)
 			return shm
@@ -181,6 +186,7 @@ type BaselineError struct {
 	Flaky       bool              // the two runs disagreed
 	Failed      []string          // tests that failed in the first run
 	Messages    map[string]string // their messages
+	Output      string            // what the test binary printed outside any test
 	BuildOutput string            // when the package does not build
 }
 
@@ -199,6 +205,9 @@ func (e *BaselineError) Error() string {
 		if msg := e.Messages[name]; msg != "" {
 			fmt.Fprintf(&b, "\n%s", report.Indent(msg, "      "))
 		}
+	}
+	if len(e.Failed) == 0 && e.Output != "" {
+		fmt.Fprintf(&b, " no test, but the test binary said:\n%s", report.Indent(e.Output, "      "))
 	}
 	return b.String()
 }
@@ -234,7 +243,9 @@ func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 		// plain baseline runs.
 		wg.Go(func() {
 			if sb = buildSwitched(ctx, cfg, p); sb.err == nil && sb.bin != "" {
-				sb.inactive, sb.inactiveWall, sb.err = runInactive(ctx, cfg, p, sb, limitFor(cfg, 0))
+				// No limit is derived yet; the test binary's own default
+				// of ten minutes applies unless -timeout says otherwise.
+				sb.inactive, sb.inactiveWall, sb.err = runInactive(ctx, cfg, p, sb, cfg.Timeout)
 			}
 		})
 	}
@@ -357,7 +368,7 @@ func baseline(ctx context.Context, cfg Config, t *Target, dir string) (*gotest.R
 		return nil, 0, fmt.Errorf("baseline: %w", err)
 	}
 	flaky := again.Passed || strings.Join(again.Failed(), "\n") != strings.Join(failed, "\n")
-	return nil, 0, &BaselineError{Package: t.Rel, Flaky: flaky, Failed: failed, Messages: msgs}
+	return nil, 0, &BaselineError{Package: t.Rel, Flaky: flaky, Failed: failed, Messages: msgs, Output: res.Output}
 }
 
 // switchedBuild is the test binary of the switched package, and its run
@@ -455,6 +466,9 @@ func checkInactive(cfg Config, b *Baseline) error {
 	res := b.switched.inactive
 	if res == nil {
 		return nil
+	}
+	if res.TimedOut {
+		return fmt.Errorf("the switched build with no mutant active timed out; rerun with -mode=overlay")
 	}
 	want, got := b.Result.Names(), res.Names()
 	if !res.Passed || len(res.Failed()) > 0 || !slices.Equal(got, want) {

@@ -118,6 +118,13 @@ func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
 	}
 }
 
+func TestPrepare_NeedsExactlyOnePackage(t *testing.T) {
+	_, err := Prepare(t.Context(), Config{Dir: "../..", Package: "./internal/..."})
+	if err == nil || !strings.Contains(err.Error(), "-pkg must name exactly one") {
+		t.Fatalf("Prepare(./internal/...) error = %v", err)
+	}
+}
+
 func TestPrepare_RejectsUnknownMode(t *testing.T) {
 	_, err := Prepare(t.Context(), Config{Dir: "../..", Package: "./lease", Mode: "fast"})
 	if err == nil || err.Error() != `unknown mode "fast": want switch or overlay` {

@@ -24,6 +24,10 @@ type Outcome struct {
 	Why          string   `json:"why,omitempty"`
 }
 
+// BinaryFailed stands in Missed for a test binary that failed outside any
+// test, in TestMain or in a package's initialization.
+const BinaryFailed = "(the test binary, outside any test)"
+
 // Missed is a failing test the learner did not foresee, with what it
 // reported: the observation that exposed the mutant.
 type Missed struct {
@@ -88,6 +92,11 @@ func Compare(f *File, rep *report.Report) *Score {
 				o.Missed = append(o.Missed, Missed{Test: name, Message: m.Failures[i].Message})
 			}
 		}
+		if m.Status == report.Killed && len(m.FailedTests) == 0 {
+			// The test binary failed outside any test: whatever was
+			// predicted, that was not foreseen.
+			o.Missed = append(o.Missed, Missed{Test: BinaryFailed, Message: m.Output})
+		}
 		o.Exact = len(o.Wrong) == 0 && len(o.Missed) == 0
 		if o.Exact {
 			s.Exact++
@@ -150,7 +159,7 @@ func NewClass(scores []*Score) *Class {
 			if !slices.Contains(order, o.Mutant) {
 				order = append(order, o.Mutant)
 			}
-			if !o.Exact {
+			if !o.Exact && !o.NotPredicted {
 				counts[o.Mutant]++
 			}
 		}

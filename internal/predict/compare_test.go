@@ -166,9 +166,22 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	if err := c.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| alice | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ |"} {
+	for _, want := range []string{"| alice | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ |",
+		"What the missed tests reported:\n\n- `TestB` under `m2`:\n\n  ```\n  TestB failed\n  ```\n"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, buf.String())
 		}
+	}
+}
+
+// A binary that fails outside any test kills the mutant; a prediction that
+// it survives is not exact.
+func TestCompare_BinaryFailedOutsideAnyTest(t *testing.T) {
+	m := report.Mutant{ID: "m1", Status: report.Killed, FailedTests: []string{}, Failures: []report.Failure{}, Output: "panic in init"}
+	rep := &report.Report{Mutants: []report.Mutant{m}}
+	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep)
+	o := outcome(t, s, "m1")
+	if o.Exact || len(o.Missed) != 1 || o.Missed[0].Test != BinaryFailed || o.Missed[0].Message != "panic in init" {
+		t.Fatalf("outcome = %+v, want not exact, the binary's failure missed", o)
 	}
 }

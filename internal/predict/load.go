@@ -61,6 +61,9 @@ type Prediction struct {
 // Known is what predictions may name.
 type Known struct {
 	Mutants []string // ids, in catalog order
+	// Required are the ids that a file must predict unless partial; nil
+	// means every one of Mutants.
+	Required []string
 	// Tests are the names of the suite's tests. With TopLevelOnly they are
 	// the top-level names only (go test -list), and only the part of a
 	// predicted name before its first "/" is checked.
@@ -232,8 +235,12 @@ func (f *File) Check(known Known, partial bool) Errors {
 		}
 	}
 	if !partial {
+		required := known.Required
+		if required == nil {
+			required = known.Mutants
+		}
 		var missing []string
-		for _, id := range known.Mutants {
+		for _, id := range required {
 			if f.Lookup(id) == nil {
 				missing = append(missing, id)
 			}

@@ -14,7 +14,7 @@ import (
 // never has to guess a name.
 func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests []string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, `# Predictions for the mutants of %s.
+	fmt.Fprintf(&b, `# Predictions of the tests that fail under each mutant of package %s
 #
 # Before running anything, list for each mutant the tests you expect to
 # fail under it: full names as listed at the end of this file, a subtest as
@@ -35,6 +35,9 @@ func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests
 			b.WriteString("\n")
 		}
 		title := m.Title
+		if title == "" {
+			title = m.ID
+		}
 		if m.Step > 0 {
 			title = fmt.Sprintf("step %d: %s", m.Step, title)
 		}
@@ -42,11 +45,10 @@ func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests
 		if m.Contract != "" {
 			comment(&b, "  ", "contract: "+m.Contract)
 		}
-		if !strings.Contains(m.Find, "\n") && !strings.Contains(m.Replace, "\n") {
-			comment(&b, "  ", fmt.Sprintf("fragment: %s  ->  %s   (in %s; mutate show %s)", m.Find, m.Replace, m.Target, m.ID))
-		} else {
-			comment(&b, "  ", fmt.Sprintf("fragment: the body of %s is replaced (mutate show %s)", m.Target, m.ID))
+		if m.Seed != "" {
+			comment(&b, "  ", "faulty fragment: "+m.Seed)
 		}
+		comment(&b, "  ", "rewrite: "+describeRewrite(m))
 		fmt.Fprintf(&b, "  %s:\n    fails: []\n    why:\n", m.ID)
 	}
 	fmt.Fprintf(&b, "\n# The suite's tests (%d), a subtest as Parent/sub:\n", len(tests))
@@ -55,6 +57,27 @@ func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// describeRewrite says in one line what m changes, and where to see it.
+func describeRewrite(m *mutants.Mutant) string {
+	find := short(m.Find)
+	switch {
+	case m.Kind == mutants.Body:
+		return fmt.Sprintf("the whole body of %s is replaced (mutate show %s)", m.Target, m.ID)
+	case strings.TrimSpace(m.Replace) == "":
+		return fmt.Sprintf("%s is deleted from %s (mutate show %s)", find, m.Target, m.ID)
+	}
+	return fmt.Sprintf("%s -> %s in %s (mutate show %s)", find, short(m.Replace), m.Target, m.ID)
+}
+
+// short puts a fragment on one line of at most 60 characters.
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
 }
 
 // comment writes text as YAML comment lines of at most about 78 columns.

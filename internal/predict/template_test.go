@@ -37,8 +37,8 @@ func TestWriteTemplate(t *testing.T) {
 	for _, want := range []string{
 		"learner:\npredictions:\n",
 		"  # step 4: the expiry comparison in Claim is inclusive\n",
-		"  # fragment: until > now -> until >= now (in Store.Claim; mutate show\n  #   claim-boundary)\n  claim-boundary:\n    fails: []\n    why:\n",
-		"  # fragment: the body of Store.ClaimMany is replaced (mutate show\n",
+		"  # faulty fragment: row[0] >= now\n  # rewrite: until > now -> until >= now in Store.Claim (mutate show\n  #   claim-boundary)\n  claim-boundary:\n    fails: []\n    why:\n",
+		"  # rewrite: the whole body of Store.ClaimMany is replaced (mutate show\n",
 		"# The suite's tests (3), a subtest as Parent/sub:\n#   TestA\n#   TestB\n#   TestB/sub\n",
 	} {
 		if !strings.Contains(tmpl, want) {
@@ -84,6 +84,22 @@ func TestWriteTemplate(t *testing.T) {
 	}
 	if s := Compare(f, &rep); s.Exact != len(ms) {
 		t.Fatalf("filled template: %d of %d exact", s.Exact, len(ms))
+	}
+}
+
+func TestWriteTemplate_DeletedStatementsAndUntitledMutants(t *testing.T) {
+	m := &mutants.Mutant{ID: "claim-ignores-done", Target: "Store.Claim", Kind: mutants.Stmt, Find: "if done {\n\treturn 0, nil\n}", Replace: ""}
+	var buf bytes.Buffer
+	if err := WriteTemplate(&buf, "", ".", []*mutants.Mutant{m}, []string{"TestA"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# Predictions of the tests that fail under each mutant of package .\n",
+		"  # claim-ignores-done\n  # rewrite: if done { return 0, nil } is deleted from Store.Claim (mutate\n",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("template lacks %q:\n%s", want, buf.String())
+		}
 	}
 }
 

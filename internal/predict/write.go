@@ -79,6 +79,10 @@ func (s *Score) writeText(b *strings.Builder, st Style) {
 			fmt.Fprintf(b, "    wrong:     %s %s\n", name, st.dim("(predicted, but it passed)"))
 		}
 		for _, m := range o.Missed {
+			if m.Message == "" {
+				fmt.Fprintf(b, "    missed:    %s\n", m.Test)
+				continue
+			}
 			fmt.Fprintf(b, "    missed:    %s %s\n", m.Test, st.dim("(it failed with:)"))
 			fmt.Fprintf(b, "%s\n", report.Indent(truncate(m.Message, maxMessageLines), "                 "))
 		}
@@ -146,6 +150,20 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
 				stepText(o.Step), o.Mutant, o.Status, predicted, mdList(o.Failed), mdList(missed), mdList(o.Wrong), exact)
+		}
+		// What the missed tests reported: the observations not foreseen.
+		first := true
+		for _, o := range s.Outcomes {
+			for _, m := range o.Missed {
+				if m.Message == "" {
+					continue
+				}
+				if first {
+					b.WriteString("\nWhat the missed tests reported:\n")
+					first = false
+				}
+				fmt.Fprintf(&b, "\n- `%s` under `%s`:\n\n  ```\n%s\n  ```\n", m.Test, o.Mutant, report.Indent(truncate(m.Message, maxMessageLines), "  "))
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -22,8 +22,11 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 			msg = "this mutant does not compile:\n" + m.Output
 		}
 		title := fmt.Sprintf("mutant %s %s", m.ID, m.Status)
-		if _, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s: %s\n",
-			escapeProperty(m.File), m.Line, escapeProperty(title), escapeData(m.Title), escapeData(msg)); err != nil {
+		if m.Title != "" {
+			msg = m.Title + ": " + msg
+		}
+		if _, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
+			escapeProperty(m.File), m.Line, escapeProperty(title), escapeData(msg)); err != nil {
 			return err
 		}
 	}

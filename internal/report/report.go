@@ -138,5 +138,15 @@ func ReadFile(path string) (*Report, error) {
 	if len(r.Mutants) == 0 || len(r.Baseline.TestNames) == 0 {
 		return nil, fmt.Errorf("%s: not a mutate run -json result: no mutants or no baseline tests", path)
 	}
+	for _, m := range r.Mutants {
+		if len(m.Failures) != len(m.FailedTests) {
+			return nil, fmt.Errorf("%s: mutant %s has %d failed tests but %d failures", path, m.ID, len(m.FailedTests), len(m.Failures))
+		}
+		for i, f := range m.Failures {
+			if f.Test != m.FailedTests[i] {
+				return nil, fmt.Errorf("%s: mutant %s: failure %d is for %s, not %s", path, m.ID, i, f.Test, m.FailedTests[i])
+			}
+		}
+	}
 	return &r, nil
 }

@@ -153,3 +153,26 @@ func TestReadFile_RejectsOtherJSON(t *testing.T) {
 		t.Fatal("ReadFile(other JSON) error = nil, want an error")
 	}
 }
+
+func TestReadFile_RejectsMisalignedFailures(t *testing.T) {
+	for name, edit := range map[string]func(*Report){
+		"MissingFailures": func(r *Report) { r.Mutants[0].Failures = nil },
+		"OtherTest":       func(r *Report) { r.Mutants[0].Failures[1].Test = "TestOther" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := sample()
+			edit(r)
+			var buf bytes.Buffer
+			if err := r.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "r.json")
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadFile(path); err == nil {
+				t.Fatal("ReadFile() error = nil, want one: failures must match failed_tests")
+			}
+		})
+	}
+}

@@ -198,12 +198,14 @@ func codeList(names []string, none string) string {
 var marker = regexp.MustCompile(`(?m)^<!-- (BEGIN|END) mutate report: ([^>]+?) -->$`)
 
 // Rewrite replaces the content of every block in doc with blocks[name].
-// A block the generator does not know, an END without its BEGIN, or a
-// BEGIN without its END is an error; doc is not changed then.
+// A block the generator does not know, one it makes that doc lacks, an END
+// without its BEGIN, or a BEGIN without its END is an error; doc is not
+// changed then.
 func Rewrite(doc []byte, blocks map[string]string) ([]byte, error) {
 	var out bytes.Buffer
 	last := 0
 	open := ""
+	seen := map[string]bool{}
 	for _, loc := range marker.FindAllSubmatchIndex(doc, -1) {
 		kind, name := string(doc[loc[2]:loc[3]]), string(doc[loc[4]:loc[5]])
 		line := bytes.Count(doc[:loc[0]], []byte("\n")) + 1
@@ -219,6 +221,7 @@ func Rewrite(doc []byte, blocks map[string]string) ([]byte, error) {
 			out.WriteString("\n")
 			out.WriteString(content)
 			open = name
+			seen[name] = true
 		case kind == "END" && open != name:
 			return nil, fmt.Errorf("line %d: END %q without its BEGIN", line, name)
 		default:
@@ -228,6 +231,17 @@ func Rewrite(doc []byte, blocks map[string]string) ([]byte, error) {
 	}
 	if open != "" {
 		return nil, fmt.Errorf("block %q has no END marker", open)
+	}
+	var missing []string
+	for name := range blocks {
+		if !seen[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, fmt.Errorf("no block for %s: add <!-- BEGIN mutate report: NAME --> and <!-- END mutate report: NAME --> where each belongs",
+			strings.Join(missing, ", "))
 	}
 	out.Write(doc[last:])
 	return out.Bytes(), nil

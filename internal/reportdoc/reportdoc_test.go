@@ -11,7 +11,7 @@ import (
 
 func TestRewrite(t *testing.T) {
 	doc := "# Title\n\n<!-- BEGIN mutate report: a -->\nold a\n<!-- END mutate report: a -->\n\nprose\n<!-- BEGIN mutate report: b -->\n<!-- END mutate report: b -->\n"
-	got, err := Rewrite([]byte(doc), map[string]string{"a": "new a\n", "b": "new b\n", "unused": "x\n"})
+	got, err := Rewrite([]byte(doc), map[string]string{"a": "new a\n", "b": "new b\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +31,7 @@ func TestRewrite_Errors(t *testing.T) {
 		{"NoEnd", "x\n<!-- BEGIN mutate report: a -->\n", `block "a" has no END marker`},
 		{"EndWithoutBegin", "<!-- END mutate report: a -->\n", `line 1: END "a" without its BEGIN`},
 		{"Nested", "<!-- BEGIN mutate report: a -->\n<!-- BEGIN mutate report: a -->\n", `line 2: BEGIN "a" inside block "a"`},
+		{"MissingBlock", "no markers\n", `no block for a: add <!-- BEGIN mutate report: NAME --> and <!-- END mutate report: NAME --> where each belongs`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

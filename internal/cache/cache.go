@@ -202,16 +202,8 @@ func Dir() (string, error) {
 
 // Load returns the report stored under key, if there is one.
 func Load(key string) (*report.Report, bool) {
-	dir, err := Dir()
-	if err != nil {
-		return nil, false
-	}
-	data, err := os.ReadFile(filepath.Join(dir, key+".json"))
-	if err != nil {
-		return nil, false
-	}
 	var r report.Report
-	if err := json.Unmarshal(data, &r); err != nil || len(r.Mutants) == 0 {
+	if !load(key, &r) || len(r.Mutants) == 0 {
 		return nil, false
 	}
 	r.Cached = true
@@ -224,6 +216,35 @@ func Store(key string, rep *report.Report) error {
 	if rep.Summary.Timeout > 0 {
 		return nil
 	}
+	return store(key, rep)
+}
+
+// LoadBaseline returns the baseline stored under key, if there is one.
+func LoadBaseline(key string) (report.Baseline, bool) {
+	var b report.Baseline
+	if !load(key, &b) || len(b.TestNames) == 0 {
+		return report.Baseline{}, false
+	}
+	return b, true
+}
+
+// StoreBaseline keeps the baseline of a run under key, the key of its tree
+// with no mutants.
+func StoreBaseline(key string, b report.Baseline) error {
+	return store(key, b)
+}
+
+func load(key string, v any) bool {
+	dir, err := Dir()
+	if err != nil {
+		return false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, key+".json"))
+	return err == nil && json.Unmarshal(data, v) == nil
+}
+
+// store writes v as the JSON of key, atomically.
+func store(key string, v any) error {
 	dir, err := Dir()
 	if err != nil {
 		return err
@@ -231,15 +252,15 @@ func Store(key string, rep *report.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, key+".*.tmp")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

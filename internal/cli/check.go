@@ -11,9 +11,22 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/mutants"
 )
+
+const checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
+runs if one is invalid), run the mutants (or read the results of a run with
+-results), and show, per mutant, what was predicted, what failed, what was
+missed and what was wrong, with a score per file and a class summary.
+
+Exit codes: 0 every prediction in every file was exact; 1 some prediction
+differs; 2 an invalid prediction file, or any error that run exits 2 for.`
+
+const templateSummary = `Write a prediction file to fill in: every mutant with an empty prediction, and
+the names of every test of the suite (from a run of the unmutated suite, or
+the cache). It never overwrites a file.`
 
 // Exit codes of check.
 const (
@@ -22,7 +35,7 @@ const (
 )
 
 func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("check", "[flags] FILE...", stderr)
+	fs := newFlagSet("check", "[flags] FILE...", checkSummary, stderr)
 	var mf mutantFlags
 	mf.register(fs)
 	var rf runFlags
@@ -35,8 +48,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		return exitError, err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitError, errUsage
+		return exitError, usagef(fs, "no prediction file given (mutate template writes one)")
 	}
 	if *asJSON && *markdown {
 		return exitError, errors.New("-json and -markdown exclude each other")
@@ -68,11 +80,12 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 			return exitError, err
 		}
 		cfg := rf.config("", mf.pkg, ms, stderr)
-		t, err := harness.FindTarget(ctx, "", "", mf.pkg)
+		p, err := harness.Prepare(ctx, cfg)
 		if err != nil {
 			return exitError, err
 		}
-		top, err := gotest.List(ctx, gotest.Command{Dir: t.ModuleDir, Package: t.Rel})
+		defer p.Close()
+		top, err := gotest.TopLevel(p.Target.Dir)
 		if err != nil {
 			return exitError, err
 		}
@@ -84,21 +97,20 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 		if err != nil {
 			return exitError, err
 		}
-		p, err := harness.Prepare(ctx, cfg)
-		if err != nil {
-			return exitError, err
-		}
-		defer p.Close()
-		key, cached := rf.cached(ctx, cfg, p, stderr)
-		names := func() []string { return cached.Baseline.TestNames }
-		var base *harness.Baseline
-		if cached == nil {
+		key, cached := rf.cached(ctx, cfg, p)
+		var (
+			base  *harness.Baseline
+			names []string
+		)
+		if cached != nil {
+			names = cached.Baseline.TestNames
+		} else {
 			if base, err = harness.RunBaseline(ctx, cfg, p); err != nil {
 				return exitError, interrupted(ctx, err)
 			}
-			names = base.Result.Names
+			names = base.Result.Names()
 		}
-		full := predict.Known{Mutants: ids, Required: run, Tests: names()}
+		full := predict.Known{Mutants: ids, Required: run, Tests: names}
 		var errs predict.Errors
 		for _, pf := range pfs {
 			errs = append(errs, pf.Check(full, *partial)...)
@@ -111,7 +123,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 			if rep, err = harness.RunMutants(ctx, cfg, p, base); err != nil {
 				return exitError, interrupted(ctx, err)
 			}
-			rf.store(ctx, cfg, p, key, rep, stderr)
+			rf.store(ctx, cfg, p, key, rep)
 		}
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -164,46 +176,56 @@ func loadAll(paths []string, known predict.Known, partial bool) ([]*predict.File
 	return files, nil
 }
 
-func template(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("template", "[flags]", stderr)
+func template(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("template", "[flags]", templateSummary, stderr)
 	var mf mutantFlags
 	mf.register(fs)
 	learner := fs.String("learner", "", "the learner's `name`, written into the file")
 	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
+	noCache := fs.Bool("no-cache", false, "run the suite even if the names of its tests are cached")
+	quiet := fs.Bool("q", false, "print no progress on stderr")
 	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
+		return exitError, err
 	}
 	ms, err := mf.load()
 	if err != nil {
-		return err
+		return exitError, err
 	}
 	if *out != "" {
-		if _, err := os.Stat(*out); err == nil {
-			return fmt.Errorf("%s exists; the template does not overwrite a prediction file", *out)
+		if err := checkOutput(*out, false); errors.Is(err, errExists) {
+			return exitError, fmt.Errorf("%w; the template does not overwrite a prediction file", err)
+		} else if err != nil {
+			return exitError, err
 		}
 	}
-	cfg := harness.Config{Package: mf.pkg, Mutants: ms, Mode: harness.ModeOverlay, Progress: stderr}
+	rf := runFlags{noCache: *noCache, quiet: *quiet, mode: string(harness.ModeOverlay)}
+	cfg := rf.config("", mf.pkg, ms, stderr)
 	p, err := harness.Prepare(ctx, cfg)
 	if err != nil {
-		return err
+		return exitError, err
 	}
 	defer p.Close()
 	// The names of subtests are known only from a run of the suite.
-	base, err := harness.RunBaseline(ctx, cfg, p)
-	if err != nil {
-		return interrupted(ctx, err)
+	names, ok := rf.baselineNames(ctx, cfg, p)
+	if !ok {
+		base, err := harness.RunBaseline(ctx, cfg, p)
+		if err != nil {
+			return exitError, interrupted(ctx, err)
+		}
+		names = base.Result.Names()
+		rf.storeBaseline(ctx, cfg, p, report.Baseline{Tests: len(names), Seconds: base.Wall.Seconds(), TestNames: names})
 	}
 	write := func(w io.Writer) error {
-		return predict.WriteTemplate(w, *learner, p.Target.Rel, ms, base.Result.Names())
+		return predict.WriteTemplate(w, *learner, p.Target.Rel, ms, names)
 	}
 	if *out == "" {
-		return write(stdout)
+		return exitOK, write(stdout)
 	}
 	if err := writeFile(*out, write); err != nil {
-		return err
+		return exitError, err
 	}
-	fmt.Fprintf(stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: go run ./cmd/mutate check %s\n", *out, *out)
-	return nil
+	fmt.Fprintf(stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: go tool mutate check %s\n", *out, *out)
+	return exitOK, nil
 }
 
 func idsOf(ms []*mutants.Mutant) []string {
@@ -245,10 +267,5 @@ func interrupted(ctx context.Context, err error) error {
 
 // isTerminal reports whether w is a terminal that takes colour.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return os.Getenv("NO_COLOR") == "" && progress.IsTerminal(w)
 }

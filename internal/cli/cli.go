@@ -7,13 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/mutants"
 )
 
@@ -59,6 +63,30 @@ Exit codes of report: 0 the file was rewritten or is up to date; 1 with
 list, show and template exit 0, or 2 on an error.
 `
 
+const runSummary = `Run the unmutated suite (the baseline), then the suite once per mutant, and
+print the kill matrix: which tests failed under each mutant. Progress goes to
+stderr, the result to stdout.
+
+Statuses:
+  killed        at least one test failed under the mutant
+  survived      every test passed: the suite cannot tell it from the reference
+  timeout       its test run exceeded the limit
+  build-failed  it does not compile: a defect of the mutant, never a kill
+
+Exit codes: 0 every mutant killed; 1 some mutant survived; 3 some mutant
+timed out and none survived; 2 a usage, input or harness error.`
+
+// commands maps each command's name to the function that runs it. A
+// command returns its exit code, and an error to print; see exitCode.
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error){
+	"list":     list,
+	"show":     show,
+	"run":      run,
+	"template": template,
+	"check":    check,
+	"report":   reportCmd,
+}
+
 // Main runs the mutate command with args (without the program name) and
 // returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -67,72 +95,96 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	dir := fs.String("C", "", "run in `dir` instead of the current directory")
 	if err := fs.Parse(args); err != nil {
-		return usageExit(err)
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitError
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
+		fmt.Fprintf(stderr, "mutate: no command given\n\n%s", usage)
 		return exitError
 	}
 	if *dir != "" {
 		if err := os.Chdir(*dir); err != nil {
-			fmt.Fprintf(stderr, "mutate: %v\n", err)
+			fmt.Fprintf(stderr, "mutate: -C: %v\n", err)
 			return exitError
 		}
 	}
-	cmd, rest := fs.Arg(0), fs.Args()[1:]
-	var err error
-	code := exitOK
-	switch cmd {
-	case "list":
-		err = list(ctx, rest, stdout, stderr)
-	case "show":
-		err = show(ctx, rest, stdout, stderr)
-	case "run":
-		code, err = run(ctx, rest, stdout, stderr)
-	case "template":
-		err = template(ctx, rest, stdout, stderr)
-	case "check":
-		code, err = check(ctx, rest, stdout, stderr)
-	case "report":
-		code, err = reportCmd(ctx, rest, stdout, stderr)
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	default:
-		fmt.Fprintf(stderr, "mutate: unknown command %q\n\n%s", cmd, usage)
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	if name == "help" {
+		return help(ctx, rest, stdout, stderr)
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "mutate: unknown command %q%s\n\n%s", name, suggest.Hint(name, commandNames()), usage)
 		return exitError
 	}
-	if err != nil {
-		var list predict.Errors
-		switch {
-		case errors.Is(err, flag.ErrHelp), errors.Is(err, errUsage):
-		case errors.As(err, &list):
-			// One problem per line, each starting with file:line:col.
-			fmt.Fprintln(stderr, list)
-			fmt.Fprintf(stderr, "mutate %s: %d %s in the prediction files\n", cmd, len(list), plural(len(list), "problem", "problems"))
-		default:
-			fmt.Fprintf(stderr, "mutate %s: %v\n", cmd, err)
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		if code != exitOK {
-			return code
-		}
-		return exitError
-	}
-	return code
+	code, err := cmd(ctx, rest, stdout, stderr)
+	return exitCode(name, code, err, stderr)
 }
 
-// errUsage marks an error whose message the flag package already printed.
-var errUsage = errors.New("usage")
-
-func usageExit(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
+// help prints the usage, or with a command's name that command's usage
+// and flags, to stdout.
+func help(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		fmt.Fprint(stdout, usage)
 		return exitOK
+	case 1:
+		if cmd, ok := commands[args[0]]; ok {
+			// A command asked for -h prints its usage to its stderr.
+			code, err := cmd(ctx, []string{"-h"}, stdout, stdout)
+			return exitCode(args[0], code, err, stderr)
+		}
+		fmt.Fprintf(stderr, "mutate help: unknown command %q%s; the commands are: %s\n", args[0], suggest.Hint(args[0], commandNames()), strings.Join(commandNames(), ", "))
+	default:
+		fmt.Fprintf(stderr, "mutate help: give one command, not %d\n", len(args))
 	}
 	return exitError
 }
+
+func commandNames() []string {
+	return slices.Sorted(maps.Keys(commands))
+}
+
+// maxProblems is how many problems of the input files are printed; the
+// rest are counted.
+const maxProblems = 20
+
+// exitCode prints err, if any, and returns the exit code of command name.
+// A usage error has already been printed by the flag set; a list of
+// problems in input files is printed one per line, each with its
+// file:line:col.
+func exitCode(name string, code int, err error, stderr io.Writer) int {
+	if err == nil {
+		return code
+	}
+	var list predict.Errors
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+	case errors.As(err, &list):
+		for i, e := range list {
+			if i == maxProblems {
+				fmt.Fprintf(stderr, "… and %d more\n", len(list)-maxProblems)
+				break
+			}
+			fmt.Fprintln(stderr, e)
+		}
+		fmt.Fprintf(stderr, "mutate %s: %d %s in the prediction files\n", name, len(list), plural(len(list), "problem", "problems"))
+	default:
+		fmt.Fprintf(stderr, "mutate %s: %v\n", name, err)
+	}
+	if code != exitOK {
+		return code
+	}
+	return exitError
+}
+
+// errUsage marks an error whose message, and the command's usage, have
+// been printed.
+var errUsage = errors.New("usage")
 
 // mutantFlags are the flags that choose the mutants and their package.
 type mutantFlags struct {
@@ -186,16 +238,20 @@ func (f *mutantFlags) loadAll() (all, chosen []*mutants.Mutant, err error) {
 	return all, chosen, nil
 }
 
-func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns the flag set of a command, whose usage line is
+// "mutate NAME ARGS" followed by summary and the flags.
+func newFlagSet(name, args, summary string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("mutate "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: mutate %s %s\n\nFlags:\n", name, args)
+		fmt.Fprintf(fs.Output(), "Usage: mutate %s %s\n\n%s\n\nFlags:\n", name, args, summary)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
+// parse parses args. A bad flag has been printed with the usage by the
+// flag package; the error says so.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -206,63 +262,69 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// usagef prints a usage error, the reason and then the command's usage,
+// and returns errUsage.
+func usagef(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(fs.Output(), "%s: %s\n\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return errUsage
+}
+
 // parseFlagsOnly parses args, which must hold flags and nothing else.
 func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
+		return usagef(fs, "unexpected argument %q (this command takes flags only)", fs.Arg(0))
 	}
 	return nil
 }
 
-func list(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("list", "[flags]", stderr)
+func list(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("list", "[flags]", "Print the mutants: step, id, target, kind and title.", stderr)
 	var mf mutantFlags
 	mf.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
+		return exitError, err
 	}
 	ms, err := mf.load()
 	if err != nil {
-		return err
+		return exitError, err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tID\tTARGET\tKIND\tTITLE")
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", stepText(m.Step), m.ID, m.Target, m.Kind, m.Title)
 	}
-	return tw.Flush()
+	return exitOK, tw.Flush()
 }
 
-func show(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("show", "[flags] ID...", stderr)
+func show(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("show", "[flags] ID...", "Print each mutant's step, contract and rationale, and the mutant as a unified diff.", stderr)
 	var mf mutantFlags
 	mf.register(fs)
 	if err := parse(fs, args); err != nil {
-		return err
+		return exitError, err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errUsage
+		return exitError, usagef(fs, "no mutant id given (mutate list shows them)")
 	}
 	all, err := mf.load()
 	if err != nil {
-		return err
+		return exitError, err
 	}
 	var ms []*mutants.Mutant
 	for _, id := range fs.Args() {
 		m, err := mutants.Lookup(all, id)
 		if err != nil {
-			return err
+			return exitError, err
 		}
 		ms = append(ms, m)
 	}
 	p, err := harness.Prepare(ctx, harness.Config{Package: mf.pkg, Mutants: ms})
 	if err != nil {
-		return err
+		return exitError, err
 	}
 	defer p.Close()
 	for i, a := range p.Applied {
@@ -279,7 +341,7 @@ func show(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, a.Diff(file))
 	}
-	return nil
+	return exitOK, nil
 }
 
 func field(w io.Writer, name, value string) {
@@ -289,7 +351,7 @@ func field(w io.Writer, name, value string) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("run", "[flags]", stderr)
+	fs := newFlagSet("run", "[flags]", runSummary, stderr)
 	var mf mutantFlags
 	mf.register(fs)
 	var rf runFlags
@@ -307,6 +369,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if *asJSON && *github {
 		return exitError, errors.New("-json and -github both write to stdout: pick one (-junit FILE writes a file)")
 	}
+	if *junit != "" {
+		if err := checkOutput(*junit, true); err != nil {
+			return exitError, err
+		}
+	}
 	ms, err := mf.load()
 	if err != nil {
 		return exitError, err
@@ -317,7 +384,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return exitError, err
 	}
 	defer p.Close()
-	rep, err := rf.runAll(ctx, cfg, p, stderr)
+	rep, err := rf.runAll(ctx, cfg, p)
 	if err != nil {
 		return exitError, err
 	}
@@ -340,6 +407,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		}
 	}
 	return rep.ExitCode(), nil
+}
+
+// errExists is returned by checkOutput for a file that must not be
+// overwritten.
+var errExists = errors.New("exists")
+
+// checkOutput checks, before anything runs, that a file can be written at
+// path: its directory exists and takes new files, and unless overwrite,
+// nothing is there yet (errExists).
+func checkOutput(path string, overwrite bool) error {
+	if _, err := os.Stat(path); err == nil && !overwrite {
+		return fmt.Errorf("%s %w", path, errExists)
+	}
+	probe, err := os.CreateTemp(filepath.Dir(path), ".mutate-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

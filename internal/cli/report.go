@@ -25,7 +25,9 @@ var errOutOfDate = errors.New("out of date")
 // reportCmd regenerates the generated blocks of REPORT.md from a run of
 // the catalog and the experiments.
 func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("report", "[flags]", stderr)
+	fs := newFlagSet("report", "[flags]", `Regenerate the generated blocks of REPORT.md from a run of the catalog and the
+experiments. Exit codes: 0 the file was rewritten or is up to date; 1 with
+-check, the file is out of date; 2 an error.`, stderr)
 	out := fs.String("o", "REPORT.md", "the report `file`; a relative path is relative to the module root")
 	expFile := fs.String("experiments", "mutants/experiments.yaml", "the experiments' mutants `file`, relative to the module root")
 	predFile := fs.String("predictions", "predictions/example.yaml", "the prediction `file` to score, relative to the module root")
@@ -39,7 +41,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := rf.check(); err != nil {
 		return exitError, err
 	}
-	t, err := harness.FindTarget(ctx, "", "", "./lease")
+	t, err := harness.FindTarget(ctx, harness.Config{Package: "./lease"})
 	if err != nil {
 		return exitError, err
 	}
@@ -73,7 +75,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if got, want := mutantIDs(rep), idsOf(all); !slices.Equal(got, want) {
 			return exitError, fmt.Errorf("%s holds mutants %v, want the catalog and the experiments %v", *results, got, want)
 		}
-	} else if rep, err = rf.runAll(ctx, cfg, p, stderr); err != nil {
+	} else if rep, err = rf.runAll(ctx, cfg, p); err != nil {
 		return exitError, err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -112,7 +114,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitOK, nil
 	case *checkOnly:
 		fmt.Fprint(stdout, udiff.Unified("a/"+*out, "b/"+*out, string(old), string(doc)))
-		return exitDiffers, fmt.Errorf("%s is %w: run make report (go run ./cmd/mutate report) and commit it", *out, errOutOfDate)
+		return exitDiffers, fmt.Errorf("%s is %w: run make report (go tool mutate report) and commit it", *out, errOutOfDate)
 	}
 	if err := os.WriteFile(path, doc, 0o644); err != nil {
 		return exitError, err

@@ -1,5 +1,6 @@
-// Package gotest runs `go test -json` on one package and turns its event
-// stream into per-test outcomes, with each failing test's own messages.
+// Package gotest builds a package's test binary, runs it through
+// test2json, and turns its event stream into per-test outcomes, with each
+// failing test's own messages.
 package gotest
 
 import (
@@ -26,95 +27,100 @@ type Test struct {
 	Elapsed float64  // seconds
 }
 
-// Result is the outcome of one `go test -json` run of one package.
+// Result is the outcome of one run of a test binary.
 type Result struct {
-	Tests       map[string]*Test
-	Passed      bool    // the package passed
-	BuildFailed bool    // the test binary could not be built
-	SetupFailed bool    // go test could not even load the package
-	BuildOutput string  // the compiler's messages when BuildFailed
-	Output      string  // output outside any test, such as a panic of TestMain
-	Elapsed     float64 // seconds the test binary ran, as go test reports
-	TimedOut    bool    // the test binary hit its -timeout alarm
+	Tests   map[string]*Test
+	Passed  bool    // the binary reported PASS for the package
+	Output  string  // output outside any test, such as a panic in TestMain
+	Elapsed float64 // seconds the binary ran, as test2json reports it
+
+	// Set by Exec.Run: how the binary ended.
+	ExitCode int     // -1 when a signal ended it
+	Signal   string  // the signal that ended it, if any
+	Wall     float64 // seconds from start to exit, as measured here
+	TimedOut bool    // the harness's deadline fired and killed it
 }
 
-// event is one line of `go test -json`: a test2json event or a build event.
-type event struct {
-	Action      string
-	Package     string
-	ImportPath  string
-	Test        string
-	Output      string
-	Elapsed     float64
-	FailedBuild string
+// Event is one line of go test -json / test2json output.
+type Event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+	Elapsed float64
 }
 
-// Parse reads the events of a `go test -json` run of one package.
-func Parse(r io.Reader) (*Result, error) {
-	res := &Result{Tests: map[string]*Test{}}
-	var build, pkgOut strings.Builder
+// eventParser accumulates the events of one run into a Result.
+type eventParser struct {
+	res *Result
+	out strings.Builder
+}
+
+func newParser() *eventParser {
+	return &eventParser{res: &Result{Tests: map[string]*Test{}}}
+}
+
+// add records one event.
+func (p *eventParser) add(e Event) {
+	res := p.res
+	if e.Test == "" {
+		switch e.Action {
+		case "output":
+			p.out.WriteString(e.Output)
+		case Pass:
+			res.Passed, res.Elapsed = true, e.Elapsed
+		case Fail:
+			res.Elapsed = e.Elapsed
+		}
+		return
+	}
+	t := res.Tests[e.Test]
+	if t == nil {
+		t = &Test{Name: e.Test}
+		res.Tests[e.Test] = t
+	}
+	switch e.Action {
+	case "output":
+		t.Output = append(t.Output, strings.TrimSuffix(e.Output, "\n"))
+	case Pass, Fail, Skip:
+		t.Outcome, t.Elapsed = e.Action, e.Elapsed
+	}
+}
+
+func (p *eventParser) result() *Result {
+	p.res.Output = p.out.String()
+	return p.res
+}
+
+// decode reads events from r, one JSON object per line, and hands each to
+// fn. Lines that are not JSON objects are skipped.
+func decode(r io.Reader, fn func(Event)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(line) == 0 || line[0] != '{' {
-			// go test prints a few lines that are not JSON, such as
-			// "go: downloading ..." on stdout of old toolchains.
 			continue
 		}
-		var e event
+		var e Event
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("go test -json: bad event %q: %w", line, err)
+			return fmt.Errorf("test2json: bad event %q: %w", line, err)
 		}
-		switch e.Action {
-		case "build-output":
-			build.WriteString(e.Output)
-			continue
-		case "build-fail":
-			res.BuildFailed = true
-			continue
-		}
-		if e.Test == "" {
-			switch e.Action {
-			case "output":
-				pkgOut.WriteString(e.Output)
-				if strings.HasPrefix(e.Output, "panic: test timed out after") {
-					res.TimedOut = true
-				}
-				if strings.HasSuffix(e.Output, " [setup failed]\n") {
-					res.SetupFailed = true
-				}
-			case "pass":
-				res.Passed, res.Elapsed = true, e.Elapsed
-			case "fail":
-				res.Elapsed = e.Elapsed
-				if e.FailedBuild != "" {
-					res.BuildFailed = true
-				}
-			}
-			continue
-		}
-		t := res.Tests[e.Test]
-		if t == nil {
-			t = &Test{Name: e.Test}
-			res.Tests[e.Test] = t
-		}
-		switch e.Action {
-		case "output":
-			t.Output = append(t.Output, strings.TrimSuffix(e.Output, "\n"))
-			if strings.HasPrefix(e.Output, "panic: test timed out after") {
-				res.TimedOut = true
-			}
-		case Pass, Fail, Skip:
-			t.Outcome, t.Elapsed = e.Action, e.Elapsed
-		}
+		fn(e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("go test -json: %w", err)
+		return fmt.Errorf("test2json: %w", err)
 	}
-	res.BuildOutput = build.String()
-	res.Output = pkgOut.String()
-	return res, nil
+	return nil
+}
+
+// Parse reads the test2json events of one run of one package.
+func Parse(r io.Reader) (*Result, error) {
+	p := newParser()
+	if err := decode(r, p.add); err != nil {
+		return nil, err
+	}
+	return p.result(), nil
 }
 
 // Names returns the names of every test that ran, sorted.
@@ -127,31 +133,31 @@ func (r *Result) Names() []string {
 	return names
 }
 
-// Failed returns the names of the tests that failed, sorted. When no test
-// reported a failure but some never finished, the binary stopped inside
-// them (os.Exit, a timeout): those count as failed. When some test did
-// fail, the tests that were merely running beside it when the binary
-// stopped do not: which ones they were is up to the scheduler.
+// Failed returns the names of the tests that reported a failure, sorted.
 func (r *Result) Failed() []string {
-	var failed, unfinished []string
+	return r.with(Fail)
+}
+
+// Unfinished returns the names of the tests that started but never
+// reported an outcome, sorted: the binary stopped while they ran.
+func (r *Result) Unfinished() []string {
+	return r.with("")
+}
+
+func (r *Result) with(outcome string) []string {
+	var names []string
 	for name, t := range r.Tests {
-		switch t.Outcome {
-		case Fail:
-			failed = append(failed, name)
-		case "":
-			unfinished = append(unfinished, name)
+		if t.Outcome == outcome {
+			names = append(names, name)
 		}
 	}
-	if len(failed) == 0 {
-		failed = unfinished
-	}
-	slices.Sort(failed)
-	return failed
+	slices.Sort(names)
+	return names
 }
 
 // Message returns what test name reported about its failure: its output
-// without the framing lines that go test adds, and without the four spaces
-// of indentation that t.Log and t.Error add.
+// without the framing lines that the testing package adds, and without the
+// four spaces of indentation that t.Log and t.Error add.
 func (r *Result) Message(name string) string {
 	t := r.Tests[name]
 	if t == nil {
@@ -167,8 +173,8 @@ func (r *Result) Message(name string) string {
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
 
-// isFraming reports whether l is a line that go test writes around a
-// test's own output.
+// isFraming reports whether l is a line that the testing package writes
+// around a test's own output.
 func isFraming(l string) bool {
 	l = strings.TrimLeft(l, " ")
 	for _, p := range []string{"=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- FAIL", "--- SKIP"} {

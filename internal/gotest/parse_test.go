@@ -22,8 +22,8 @@ func parseFile(t *testing.T, name string) *Result {
 
 func TestParse_OutcomesOfTestsAndSubtests(t *testing.T) {
 	res := parseFile(t, "mixed.jsonl")
-	if res.Passed || res.BuildFailed || res.TimedOut {
-		t.Fatalf("Passed, BuildFailed, TimedOut = %v, %v, %v; want all false", res.Passed, res.BuildFailed, res.TimedOut)
+	if res.Passed {
+		t.Fatal("Passed = true, want false")
 	}
 	want := map[string]string{
 		"TestPass": Pass, "TestFail": Fail, "TestSub": Fail, "TestSub/ok": Pass,
@@ -61,24 +61,19 @@ func TestParse_MessagesDropFraming(t *testing.T) {
 	}
 }
 
-func TestParse_BuildFailure(t *testing.T) {
-	res := parseFile(t, "buildfail.jsonl")
-	if !res.BuildFailed || res.Passed || len(res.Tests) != 0 {
-		t.Fatalf("BuildFailed, Passed, tests = %v, %v, %d; want true, false, 0", res.BuildFailed, res.Passed, len(res.Tests))
-	}
-	if !strings.Contains(res.BuildOutput, `cannot use "x" (untyped string constant) as int value`) {
-		t.Fatalf("BuildOutput = %q, want the compiler's message", res.BuildOutput)
-	}
-}
-
-func TestParse_Timeout(t *testing.T) {
+// A line of output that looks like the testing package's own timeout
+// panic is only output: whether a run timed out is for the harness's clock
+// to say.
+func TestParse_TimeoutTextIsNotATimeout(t *testing.T) {
 	res := parseFile(t, "timeout.jsonl")
-	if !res.TimedOut || res.Passed {
-		t.Fatalf("TimedOut, Passed = %v, %v; want true, false", res.TimedOut, res.Passed)
+	if res.TimedOut || res.Passed {
+		t.Fatalf("TimedOut, Passed = %v, %v; want false, false", res.TimedOut, res.Passed)
 	}
-	// The hung test never reported an outcome: it counts as failed.
-	if got := strings.Join(res.Failed(), ","); got != "TestHang" {
-		t.Fatalf("Failed() = %s, want TestHang", got)
+	if got := strings.Join(res.Failed(), ","); got != "" {
+		t.Fatalf("Failed() = %s, want none", got)
+	}
+	if got := strings.Join(res.Unfinished(), ","); got != "TestHang" {
+		t.Fatalf("Unfinished() = %s, want TestHang", got)
 	}
 }
 
@@ -113,6 +108,9 @@ func TestParse_PanicFailsOnlyThePanickingTest(t *testing.T) {
 	}
 	if got := strings.Join(res.Failed(), ","); got != "TestPanics" {
 		t.Fatalf("Failed() = %s, want TestPanics (TestWaits was only running beside it)", got)
+	}
+	if got := strings.Join(res.Unfinished(), ","); got != "TestWaits" {
+		t.Fatalf("Unfinished() = %s, want TestWaits", got)
 	}
 	if !strings.Contains(res.Message("TestPanics"), "assignment to entry in nil map") {
 		t.Fatalf("Message(TestPanics) = %q, want the panic", res.Message("TestPanics"))

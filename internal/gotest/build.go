@@ -1,0 +1,137 @@
+package gotest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// Compile is one `go test -c` of one package.
+type Compile struct {
+	Go      string   // the go command; "go" if empty
+	Dir     string   // where go runs: inside the module
+	Package string   // the package, as go names it: "./lease"
+	Flags   []string // extra build flags, such as -overlay=FILE
+	Env     []string // extra environment variables, KEY=VALUE
+	// Stderr, if set, receives each line that go writes to stderr while
+	// it works, such as "go: downloading example.com/m v1.2.3".
+	Stderr func(line string)
+}
+
+// BuildError is returned when the package or its tests do not compile.
+type BuildError struct {
+	Package string
+	Output  string // the compiler's messages
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("%s does not build:\n%s", e.Package, strings.TrimRight(e.Output, "\n"))
+}
+
+// buildEvent is one line of go build -json output.
+type buildEvent struct {
+	ImportPath string
+	Action     string
+	Output     string
+}
+
+// Build compiles the test binary of c's package to out. When the package
+// or its tests do not compile, the error is a *BuildError; any other error
+// means go could not do what it was asked (no such package, a module that
+// cannot load).
+func (c Compile) Build(ctx context.Context, out string) error {
+	args := append([]string{"test", "-c", "-json", "-o", out}, c.Flags...)
+	cmd := command(ctx, c.Go, append(args, c.Package)...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr := &Lines{Fn: c.Stderr}
+	cmd.Stderr = stderr
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if runErr == nil {
+		return nil
+	}
+	var (
+		msgs        strings.Builder
+		failed      bool
+		setupFailed bool
+	)
+	// go test -c -json writes build events, and for a package it cannot
+	// even load, a test event that says "[setup failed]".
+	for line := range strings.Lines(stdout.String()) {
+		var e buildEvent
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		switch e.Action {
+		case "build-output":
+			msgs.WriteString(e.Output)
+		case "build-fail":
+			failed = true
+		case "output":
+			setupFailed = setupFailed || strings.HasSuffix(e.Output, " [setup failed]\n")
+		}
+	}
+	if failed && !setupFailed {
+		return &BuildError{Package: c.Package, Output: msgs.String()}
+	}
+	why := strings.TrimSpace(msgs.String() + "\n" + stderr.String())
+	if why == "" {
+		why = runErr.Error()
+	}
+	return fmt.Errorf("%s: %s", strings.Join(cmd.Args, " "), why)
+}
+
+// command returns a go command that is killed with its process group when
+// ctx is done.
+func command(ctx context.Context, goCmd string, args ...string) *exec.Cmd {
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	cmd := exec.CommandContext(ctx, goCmd, args...)
+	killGroupOnCancel(cmd)
+	return cmd
+}
+
+// Lines is an io.Writer that hands each complete line written to it to Fn,
+// if set, and keeps everything written.
+type Lines struct {
+	Fn   func(string)
+	mu   sync.Mutex
+	all  bytes.Buffer
+	part []byte
+}
+
+func (w *Lines) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.all.Write(p)
+	w.part = append(w.part, p...)
+	for {
+		i := bytes.IndexByte(w.part, '\n')
+		if i < 0 {
+			break
+		}
+		if w.Fn != nil {
+			w.Fn(string(w.part[:i]))
+		}
+		w.part = w.part[i+1:]
+	}
+	return len(p), nil
+}
+
+// String returns everything written.
+func (w *Lines) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.all.String()
+}

@@ -1,0 +1,188 @@
+package gotest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// drainGrace is how long the output of a test binary that has exited may
+// still arrive: a process it started outside its process group can hold
+// the pipe open, and its lines are not waited for longer than this.
+const drainGrace = 2 * time.Second
+
+// Test2JSON returns the path of the go command's test2json program,
+// building it if the toolchain does not ship it built.
+func Test2JSON(ctx context.Context, goCmd string) (string, error) {
+	cmd := command(ctx, goCmd, "tool", "-n", "test2json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	path := strings.TrimSpace(string(out))
+	if path == "" || strings.ContainsAny(path, "\n ") {
+		return "", fmt.Errorf("%s printed %q, not the path of test2json", strings.Join(cmd.Args, " "), out)
+	}
+	return path, nil
+}
+
+// Exec is one run of a compiled test binary.
+type Exec struct {
+	Test2JSON  string        // the test2json program (see Test2JSON)
+	Binary     string        // the test binary
+	Dir        string        // its working directory
+	ImportPath string        // the package, as events name it
+	Args       []string      // extra flags, such as -test.run=^TestX$
+	Env        []string      // extra environment variables, KEY=VALUE
+	Timeout    time.Duration // kill the binary after this long; 0 for no limit
+	// OnEvent, if set, is called with each event as it arrives, from one
+	// goroutine.
+	OnEvent func(Event)
+}
+
+// Run runs the test binary with -test.v=test2json, its output piped
+// through test2json, and returns the outcome of every test. The binary is
+// the leader of a process group of its own: when it exits, or its
+// deadline passes, or ctx is done, the whole group is killed. Failing
+// tests, a crash or a timeout are not errors; an error means the binary
+// could not be run as asked, or ctx is done.
+func (e Exec) Run(ctx context.Context) (*Result, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer outR.Close()
+
+	conv := exec.Command(e.Test2JSON, "-p", e.ImportPath)
+	setProcAttr(conv)
+	convIn, err := conv.StdinPipe()
+	if err != nil {
+		outW.Close()
+		return nil, err
+	}
+	convOut, err := conv.StdoutPipe()
+	if err != nil {
+		outW.Close()
+		return nil, err
+	}
+	var convErr bytes.Buffer
+	conv.Stderr = &convErr
+	if err := conv.Start(); err != nil {
+		outW.Close()
+		return nil, fmt.Errorf("start test2json: %w", err)
+	}
+
+	args := append([]string{"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}, e.Args...)
+	bin := exec.Command(e.Binary, args...)
+	bin.Dir = e.Dir
+	bin.Env = append(os.Environ(), e.Env...)
+	bin.Stdout, bin.Stderr = outW, outW
+	setProcAttr(bin)
+	start := time.Now()
+	err = bin.Start()
+	outW.Close() // the binary and what it starts hold the only write ends
+	if err != nil {
+		convIn.Close()
+		io.Copy(io.Discard, convOut)
+		conv.Wait()
+		return nil, fmt.Errorf("start %s: %w", e.Binary, err)
+	}
+
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(convIn, outR)
+		convIn.Close()
+		close(copied)
+	}()
+	p := newParser()
+	parsed := make(chan error, 1)
+	go func() {
+		parsed <- decode(convOut, func(ev Event) {
+			p.add(ev)
+			if e.OnEvent != nil {
+				e.OnEvent(ev)
+			}
+		})
+	}()
+
+	exited := make(chan struct{})
+	var (
+		reaped  bool
+		waitErr error
+	)
+	go func() {
+		reaped, waitErr = waitUnreaped(bin)
+		close(exited)
+	}()
+	var deadline <-chan time.Time
+	if e.Timeout > 0 {
+		t := time.NewTimer(e.Timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	timedOut := false
+	select {
+	case <-exited:
+	case <-deadline:
+		timedOut = true
+	case <-ctx.Done():
+	}
+	// Kill what is left of the group, on Linux while the binary's pid is
+	// still taken (it has exited, but it is not reaped yet): nothing it
+	// started in its group outlives it, and the group cannot be another's.
+	killGroup(bin.Process)
+	<-exited
+	if !reaped {
+		waitErr = bin.Wait()
+	}
+	wall := time.Since(start)
+
+	select {
+	case <-copied:
+	case <-time.After(drainGrace):
+		outR.Close() // a process outside the group holds the output open
+		<-copied
+	}
+	decodeErr := <-parsed
+	convWaitErr := conv.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if decodeErr != nil {
+		return nil, decodeErr
+	}
+	if convWaitErr != nil {
+		return nil, fmt.Errorf("test2json: %v: %s", convWaitErr, strings.TrimSpace(convErr.String()))
+	}
+	res := p.result()
+	res.Wall, res.TimedOut = wall.Seconds(), timedOut
+	res.ExitCode, res.Signal = exitStatus(waitErr)
+	if res.ExitCode < 0 && res.Signal == "" {
+		return nil, fmt.Errorf("%s: %w", e.Binary, waitErr)
+	}
+	return res, nil
+}
+
+// exitStatus returns the exit code of a process that Wait returned err
+// for, or -1 and the signal that ended it.
+func exitStatus(err error) (int, string) {
+	if err == nil {
+		return 0, ""
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return -1, ""
+	}
+	if code := ee.ExitCode(); code >= 0 {
+		return code, ""
+	}
+	return -1, signalOf(ee.ProcessState)
+}

@@ -1,0 +1,268 @@
+//go:build unix
+
+package gotest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/proctest"
+)
+
+// writeModule writes a one-package module with the given test file.
+func writeModule(t *testing.T, test string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.26\n",
+		"m.go":      "package m\n\nfunc Two() int { return 2 }\n",
+		"m_test.go": test,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// built writes a module with the given test file and builds its test
+// binary; it returns an Exec of it.
+func built(t *testing.T, test string) Exec {
+	t.Helper()
+	dir := writeModule(t, test)
+	bin := filepath.Join(t.TempDir(), "m.test")
+	if err := (Compile{Dir: dir, Package: "."}).Build(t.Context(), bin); err != nil {
+		t.Fatalf("Build() error = %v", err)
+	}
+	t2j, err := Test2JSON(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Exec{Test2JSON: t2j, Binary: bin, Dir: dir, ImportPath: "example.com/m"}
+}
+
+func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
+	e := built(t, `package m
+
+import (
+	"os"
+	"testing"
+)
+
+func TestTwo(t *testing.T) {
+	t.Run("sub", func(t *testing.T) {
+		if os.Getenv("BREAK") != "" {
+			t.Errorf("Two() = %d, broken", Two())
+		}
+	})
+}
+`)
+	var events []string
+	e.OnEvent = func(ev Event) {
+		if ev.Test != "" && ev.Action != "output" {
+			events = append(events, ev.Action+" "+ev.Test)
+		}
+	}
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.Passed || res.ExitCode != 0 || strings.Join(res.Names(), ",") != "TestTwo,TestTwo/sub" {
+		t.Fatalf("Run() passed %v, exit %d, names %v; want a pass of TestTwo and TestTwo/sub", res.Passed, res.ExitCode, res.Names())
+	}
+	if got, want := strings.Join(events, ","), "run TestTwo,run TestTwo/sub,pass TestTwo/sub,pass TestTwo"; got != want {
+		t.Errorf("events = %s, want %s", got, want)
+	}
+
+	e.Env, e.OnEvent = []string{"BREAK=1"}, nil
+	res, err = e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run(BREAK) error = %v", err)
+	}
+	if res.Passed || res.ExitCode != 1 || strings.Join(res.Failed(), ",") != "TestTwo,TestTwo/sub" {
+		t.Fatalf("Run(BREAK) passed %v, exit %d, failed %v; want TestTwo and TestTwo/sub to fail", res.Passed, res.ExitCode, res.Failed())
+	}
+	if got, want := res.Message("TestTwo/sub"), "m_test.go:11: Two() = 2, broken"; got != want {
+		t.Errorf("Message() = %q, want %q", got, want)
+	}
+}
+
+func TestExec_ExitAtInitRunsNoTest(t *testing.T) {
+	e := built(t, `package m
+
+import (
+	"os"
+	"testing"
+)
+
+func init() { os.Exit(3) }
+
+func TestTwo(t *testing.T) {}
+`)
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if res.ExitCode != 3 || res.Passed || len(res.Tests) != 0 {
+		t.Fatalf("Run() = exit %d, passed %v, tests %v; want exit 3 and no test", res.ExitCode, res.Passed, res.Names())
+	}
+}
+
+// hangTest records its pid in $PID_FILE and starts a child in its own
+// process group, whose pid goes to $PID_FILE.child, then hangs unless
+// $PASS is set.
+const hangTest = `package m
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestHang(t *testing.T) {
+	child := exec.Command("sleep", "1000")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(os.Getenv("PID_FILE")+".child", []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	if os.Getenv("PASS") == "" {
+		time.Sleep(time.Hour)
+	}
+}
+`
+
+// readPid returns the pid in file, or 0 if the file is not there.
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// The deadline covers the test binary's run only: the binary is built
+// before. When it passes, the binary and everything in its process group
+// are killed, and the tests that were running are known.
+func TestExec_DeadlineKillsTheWholeProcessGroup(t *testing.T) {
+	e := built(t, hangTest)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	e.Env = []string{"PID_FILE=" + pidFile}
+	// A loaded machine may not even start the binary within a short
+	// deadline; a longer one is tried then.
+	for e.Timeout = time.Second; readPid(t, pidFile) == 0; e.Timeout *= 2 {
+		if e.Timeout > time.Minute {
+			t.Fatal("the test binary never started")
+		}
+		res, err := e.Run(t.Context())
+		if err != nil {
+			t.Fatalf("Run() error = %v", err)
+		}
+		if !res.TimedOut || res.Signal != "killed" {
+			t.Fatalf("TimedOut, Signal = %v, %q; want true, killed", res.TimedOut, res.Signal)
+		}
+		if got := strings.Join(res.Unfinished(), ","); got != "TestHang" {
+			t.Fatalf("Unfinished() = %s, want TestHang", got)
+		}
+	}
+	for _, f := range []string{pidFile, pidFile + ".child"} {
+		if pid := readPid(t, f); !proctest.Gone(pid, 10*time.Second) {
+			t.Errorf("process %d (%s) is still running after the deadline", pid, filepath.Base(f))
+		}
+	}
+}
+
+// A binary that passes leaves nothing running either.
+func TestExec_KillsTheProcessGroupAfterANormalExit(t *testing.T) {
+	e := built(t, hangTest)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	e.Env = []string{"PID_FILE=" + pidFile, "PASS=1"}
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.Passed || res.TimedOut || res.ExitCode != 0 {
+		t.Fatalf("Run() passed %v, timed out %v, exit %d; want a pass", res.Passed, res.TimedOut, res.ExitCode)
+	}
+	if pid := readPid(t, pidFile+".child"); !proctest.Gone(pid, 10*time.Second) {
+		t.Errorf("child %d of the passing binary is still running", pid)
+	}
+}
+
+func TestExec_CancelledContext(t *testing.T) {
+	e := built(t, hangTest)
+	e.Env = []string{"PID_FILE=" + filepath.Join(t.TempDir(), "pid")}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := e.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run(cancelled) error = %v, want context.Canceled", err)
+	}
+}
+
+func TestBuild_ReportsCompilerErrors(t *testing.T) {
+	dir := writeModule(t, "package m\n\nfunc helper() { undefinedName() }\n")
+	err := Compile{Dir: dir, Package: "."}.Build(t.Context(), filepath.Join(t.TempDir(), "m.test"))
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "m_test.go:3:17: undefined: undefinedName") {
+		t.Fatalf("Build() error = %v; want a BuildError with the compiler's message", err)
+	}
+}
+
+func TestBuild_MissingPackageIsNotABuildError(t *testing.T) {
+	dir := writeModule(t, "package m\n")
+	err := Compile{Dir: dir, Package: "./nope"}.Build(t.Context(), filepath.Join(t.TempDir(), "m.test"))
+	var be *BuildError
+	if err == nil || errors.As(err, &be) || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("Build(./nope) error = %v; want a plain error naming the package", err)
+	}
+}
+
+func TestTopLevel_NamesWithoutBuilding(t *testing.T) {
+	dir := writeModule(t, `package m
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestB(t *testing.T) { t.Run("sub", func(t *testing.T) {}) }
+func TestA(t *testing.T) {}
+func Test(t *testing.T) {}
+func Testable() {}
+func TestMain(m *testing.M) { m.Run() }
+func BenchmarkC(b *testing.B) {}
+func FuzzD(f *testing.F) {}
+func ExampleTwo() {
+	fmt.Println(Two())
+	// Output: 2
+}
+func Example_noOutput() { fmt.Println(Two()) }
+`)
+	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte("package m_test\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names, err := TopLevel(dir)
+	if err != nil {
+		t.Fatalf("TopLevel() error = %v", err)
+	}
+	if got, want := strings.Join(names, ","), "ExampleTwo,FuzzD,Test,TestA,TestB,TestX"; got != want {
+		t.Fatalf("TopLevel() = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,200 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// BaselineError is returned when the unmutated suite does not pass: no
+// mutant can be judged against a red or flaky baseline.
+type BaselineError struct {
+	Package     string
+	Flaky       bool              // the two runs disagreed
+	TimedOut    bool              // the first run did not end within its limit
+	Failed      []string          // tests that failed in the first run
+	Messages    map[string]string // their messages
+	Output      string            // what the test binary printed outside any test
+	BuildOutput string            // when the package does not build
+}
+
+func (e *BaselineError) Error() string {
+	var b strings.Builder
+	switch {
+	case e.BuildOutput != "":
+		fmt.Fprintf(&b, "the unmutated package %s does not build:\n%s", e.Package, strings.TrimRight(e.BuildOutput, "\n"))
+	case e.TimedOut:
+		fmt.Fprintf(&b, "the unmutated suite of %s did not finish within its limit; raise -timeout or fix the hang. Running when it was stopped:", e.Package)
+	case e.Flaky:
+		fmt.Fprintf(&b, "the unmutated suite of %s is flaky: it failed, then passed or failed differently when run again; no mutant can be judged against it. Failed the first time:", e.Package)
+	default:
+		fmt.Fprintf(&b, "the unmutated suite of %s fails, twice; fix it before running mutants. Failed:", e.Package)
+	}
+	for _, name := range e.Failed {
+		fmt.Fprintf(&b, "\n  %s", name)
+		if msg := e.Messages[name]; msg != "" {
+			fmt.Fprintf(&b, "\n%s", report.Indent(msg, "      "))
+		}
+	}
+	if len(e.Failed) == 0 && e.Output != "" && e.BuildOutput == "" {
+		fmt.Fprintf(&b, " no test, but the test binary said:\n%s", report.Indent(e.Output, "      "))
+	}
+	return b.String()
+}
+
+// Baseline is a passing run of the unmutated suite, and in switch mode the
+// switched build made while it ran.
+type Baseline struct {
+	Result   *gotest.Result
+	Wall     time.Duration // of the test binary's run, without its build
+	switched *switchedBuild
+}
+
+// RunBaseline builds and runs the unmutated suite, and runs it once more
+// if it fails, to tell a red suite from a flaky one; either is a
+// *BaselineError. In switch mode it builds the switched test binary at the
+// same time, and runs it with no mutant active beside the baseline.
+func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
+	if err := p.tools(ctx, cfg); err != nil {
+		return nil, err
+	}
+	pr := cfg.Progress
+	switching := cfg.mode() == ModeSwitch
+	if switching {
+		pr.Phase("building the test binary, and the switched build of %d mutants", len(p.Applied))
+	} else {
+		pr.Phase("building the test binary")
+	}
+	var (
+		sb *switchedBuild
+		wg sync.WaitGroup
+	)
+	if switching {
+		wg.Go(func() { sb = buildSwitched(ctx, cfg, p) })
+	}
+	bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		var be *gotest.BuildError
+		if errors.As(err, &be) {
+			return nil, &BaselineError{Package: p.Target.Rel, BuildOutput: be.Output}
+		}
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+
+	pr.Phase("baseline %s", p.Target.Rel)
+	if sb != nil && sb.err == nil && sb.bin != "" {
+		// No limit is derived yet: the baseline's own applies.
+		wg.Go(func() { sb.inactive, sb.err = runInactive(ctx, cfg, p, sb, baselineTimeout(cfg)) })
+	}
+	res, err := baseline(ctx, cfg, p, bin)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
+	b := &Baseline{Result: res, Wall: seconds(res.Wall), switched: sb}
+	if sb != nil && sb.err == nil {
+		for _, a := range p.Applied {
+			if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok {
+				pr.Printf("%s: a build of its own: %s", a.Mutant.ID, why)
+			}
+		}
+		if sb.err = checkInactive(cfg, b); sb.err != nil && sb.inactive != nil {
+			// The switching broke the suite, or the suite is flaky: the
+			// same binary run again tells which.
+			first := sb.inactive
+			if sb.inactive, err = runInactive(ctx, cfg, p, sb, baselineTimeout(cfg)); err != nil {
+				return nil, err
+			}
+			if checkInactive(cfg, b) == nil {
+				return nil, flakyError(p.Target.Rel, first)
+			}
+		}
+	}
+	return b, nil
+}
+
+// flakyError describes a suite that failed in res and passed when run
+// again.
+func flakyError(pkg string, res *gotest.Result) *BaselineError {
+	e := &BaselineError{Package: pkg, Flaky: true, Failed: res.Failed(), Messages: map[string]string{}, Output: res.Output}
+	for _, name := range e.Failed {
+		e.Messages[name] = res.Message(name)
+	}
+	return e
+}
+
+func baselineTimeout(cfg Config) time.Duration {
+	if cfg.Timeout > 0 {
+		return cfg.Timeout
+	}
+	return baselineLimit
+}
+
+// baseline runs the unmutated test binary, and once more if it fails.
+func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest.Result, error) {
+	done := 0
+	count := func(e gotest.Event) {
+		if e.Test != "" && (e.Action == gotest.Pass || e.Action == gotest.Fail || e.Action == gotest.Skip) {
+			done++
+			cfg.Progress.Status("%d %s done", done, plural(done, "test", "tests"))
+		}
+	}
+	run := func(dir string) (*gotest.Result, error) {
+		res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, dir), nil, baselineTimeout(cfg), count)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		return res, nil
+	}
+	res, err := run("baseline")
+	if err != nil {
+		return nil, err
+	}
+	if res.TimedOut {
+		return nil, &BaselineError{Package: p.Target.Rel, TimedOut: true, Failed: res.Unfinished()}
+	}
+	if passed(res) {
+		return res, nil
+	}
+	done = 0
+	again, err := run("baseline-again")
+	if err != nil {
+		return nil, err
+	}
+	e := flakyError(p.Target.Rel, res)
+	e.Flaky = passed(again) || !slices.Equal(again.Failed(), e.Failed)
+	return nil, e
+}
+
+// passed reports whether a run passed as a whole: the binary said PASS and
+// exited 0, and no test failed or was cut short.
+func passed(res *gotest.Result) bool {
+	return res.Passed && res.ExitCode == 0 && !res.TimedOut && len(res.Failed()) == 0 && len(res.Unfinished()) == 0
+}
+
+func seconds(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

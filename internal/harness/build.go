@@ -1,0 +1,159 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/mutants"
+)
+
+// build compiles the test binary of the target with files (absolute path:
+// source) overlaid on the package, none for the reference, into dir. A
+// package that does not compile gives a *gotest.BuildError.
+func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[string][]byte) (string, error) {
+	env, err := tempEnv(dir)
+	if err != nil {
+		return "", err
+	}
+	var flags []string
+	if len(files) > 0 {
+		overlay, err := writeOverlay(filepath.Join(dir, "src"), files)
+		if err != nil {
+			return "", err
+		}
+		flags = append(flags, "-overlay="+overlay)
+	}
+	bin := filepath.Join(dir, "pkg.test")
+	c := gotest.Compile{
+		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env,
+		Stderr: goStderr(cfg.Progress),
+	}
+	return bin, c.Build(ctx, bin)
+}
+
+// exec runs a test binary in the package's directory, its temporary files
+// under dir, with env added to its environment.
+func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	tmpEnv, err := tempEnv(dir)
+	if err != nil {
+		return nil, err
+	}
+	return gotest.Exec{
+		Test2JSON: p.test2json, Binary: bin, Dir: p.Target.Dir, ImportPath: p.Target.ImportPath,
+		Env: append(tmpEnv, env...), Timeout: limit, OnEvent: onEvent,
+	}.Run(ctx)
+}
+
+// switchedBuild is the test binary of the switched package, and its run
+// with no mutant active.
+type switchedBuild struct {
+	sw       *mutants.Switched
+	bin      string // "" when no mutant could be switched
+	inactive *gotest.Result
+	err      error // a harness error
+}
+
+func (sb *switchedBuild) switched(id string) bool {
+	return sb != nil && sb.bin != "" && slices.Contains(sb.sw.Included, id)
+}
+
+// compileError matches the position of a compiler message.
+var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):\d+: `)
+
+// buildSwitched builds one test binary with every mutant switched in. When
+// the build fails, the mutants whose switches the compiler's messages point
+// at are left out and the build is tried again; messages that point at no
+// switch leave every mutant out.
+func buildSwitched(ctx context.Context, cfg Config, p *Prepared) *switchedBuild {
+	exclude := map[string]string{}
+	for attempt := 0; ; attempt++ {
+		sw, err := p.Package.Switch(cfg.Mutants, exclude)
+		if err != nil {
+			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
+		}
+		if len(sw.Included) == 0 {
+			return &switchedBuild{sw: sw}
+		}
+		bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "switch", strconv.Itoa(attempt)), sw.Files)
+		if err == nil {
+			return &switchedBuild{sw: sw, bin: bin}
+		}
+		var be *gotest.BuildError
+		if !errors.As(err, &be) {
+			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
+		}
+		blamed, unattributed := map[string]bool{}, false
+		for _, m := range compileError.FindAllStringSubmatch(be.Output, -1) {
+			line, _ := strconv.Atoi(m[2])
+			ids := sw.Blame(m[1], line)
+			unattributed = unattributed || len(ids) == 0
+			for _, id := range ids {
+				blamed[id] = true
+			}
+		}
+		if unattributed || len(blamed) == 0 {
+			// Nothing to blame but the switching itself.
+			for _, id := range sw.Included {
+				exclude[id] = "the switched build does not compile: " + firstLine(be.Output)
+			}
+			continue
+		}
+		for id := range blamed {
+			exclude[id] = "its switched form does not compile"
+		}
+	}
+}
+
+// runInactive runs the switched binary with no mutant active.
+func runInactive(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
+	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutants.SwitchEnv + "="}, limit, nil)
+	if err != nil {
+		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
+	}
+	return res, nil
+}
+
+// checkInactive compares the run of the switched binary with no mutant
+// active with the plain baseline: it must pass exactly like it, or no result
+// of the switched build can be trusted.
+func checkInactive(cfg Config, b *Baseline) error {
+	res := b.switched.inactive
+	if res == nil {
+		return nil
+	}
+	if res.TimedOut {
+		return fmt.Errorf("the switched build with no mutant active timed out; rerun with -mode=overlay")
+	}
+	want, got := b.Result.Names(), res.Names()
+	if !passed(res) || !slices.Equal(got, want) {
+		var why []string
+		for _, name := range res.Failed() {
+			why = append(why, "  failed: "+name)
+		}
+		for _, name := range want {
+			if !slices.Contains(got, name) {
+				why = append(why, "  did not run: "+name)
+			}
+		}
+		return fmt.Errorf("the switched build with no mutant active does not pass like the plain baseline; rerun with -mode=overlay:\n%s", strings.Join(why, "\n"))
+	}
+	cfg.Progress.Printf("switched build, no mutant active: %d tests passed (%.1fs)", len(res.Tests), res.Wall)
+	return nil
+}
+
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// limitFor returns the limit of one mutant's test run: the configured one,
+// or TimeoutFactor times the baseline's test run plus TimeoutSlack.
+func limitFor(cfg Config, baseline time.Duration) time.Duration {
+	if cfg.Timeout > 0 {
+		return cfg.Timeout
+	}
+	return TimeoutFactor*baseline + TimeoutSlack
+}
+
+// RunMutants runs every prepared mutant, cfg.Jobs at a time, and returns
+// the report with the mutants in the order of cfg.Mutants. The first
+// harness error cancels the mutants still running.
+func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*report.Report, error) {
+	start := time.Now()
+	limit := limitFor(cfg, b.Wall)
+	sb := b.switched
+	if sb != nil && sb.err != nil {
+		return nil, sb.err
+	}
+	pr := cfg.Progress
+	total := len(p.Applied)
+	pr.Phase("running %d %s (limit %s each)", total, plural(total, "mutant", "mutants"), limit.Round(time.Second))
+
+	results := make([]report.Mutant, total)
+	jobs := max(cfg.Jobs, 1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(jobs)
+	var (
+		mu   sync.Mutex
+		done int
+	)
+	for i, a := range p.Applied {
+		g.Go(func() error {
+			r, err := runMutant(gctx, cfg, p, sb, a, filepath.Join(p.tmp, "mutant", strconv.Itoa(i)), limit)
+			if err != nil {
+				return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			results[i] = r
+			done++
+			pr.Printf("[%d/%d] %s: %s (%.1fs)", done, total, a.Mutant.ID, describe(r), r.Seconds)
+			pr.Status("%d/%d done", done, total)
+			return nil
+		})
+	}
+	err := g.Wait()
+	pr.Done()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &report.Report{
+		Module:    p.Target.Module,
+		Package:   p.Target.Rel,
+		GoVersion: GoVersion(ctx, cfg.Go),
+		Mode:      string(cfg.mode()),
+		Jobs:      jobs,
+		Limit:     limit.Seconds(),
+		Baseline:  report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
+		Mutants:   results,
+		Summary:   report.Summarize(results),
+		Seconds:   (b.Wall + time.Since(start)).Seconds(),
+	}, nil
+}

@@ -1,0 +1,84 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/progress"
+)
+
+// Target is the package that mutants rewrite, as go list reports it.
+type Target struct {
+	ImportPath string // import path of the package
+	Module     string // module path
+	ModuleDir  string // module root, absolute
+	Dir        string // package directory, absolute
+	Rel        string // package directory relative to the module root, "./lease"
+}
+
+// FindTarget asks go list where cfg's package lives.
+func FindTarget(ctx context.Context, cfg Config) (*Target, error) {
+	cfg.Progress.Phase("loading %s", cfg.Package)
+	goCmd := cfg.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}", cfg.Package)
+	cmd.Dir = cfg.Dir
+	stderr := &gotest.Lines{Fn: goStderr(cfg.Progress)}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		why := strings.TrimSpace(stderr.String())
+		if why == "" {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("go list %s: %s", cfg.Package, why)
+	}
+	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(rows) != 1 {
+		return nil, fmt.Errorf("%s names %d packages; -pkg must name exactly one", cfg.Package, len(rows))
+	}
+	f := strings.Split(rows[0], "\t")
+	if len(f) != 4 {
+		return nil, fmt.Errorf("go list %s: package is not in a module", cfg.Package)
+	}
+	rel, err := filepath.Rel(f[2], f[1])
+	if err != nil {
+		return nil, err
+	}
+	if rel = filepath.ToSlash(rel); rel != "." {
+		rel = "./" + rel
+	}
+	return &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel}, nil
+}
+
+// GoVersion returns the version of the go command.
+func GoVersion(ctx context.Context, goCmd string) string {
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	out, err := exec.CommandContext(ctx, goCmd, "env", "GOVERSION").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// goStderr returns a function that shows the lines in which the go
+// command says that it downloads a module as progress: on a cold module
+// cache they are the first minutes of a run.
+func goStderr(pr *progress.Reporter) func(string) {
+	var once sync.Once
+	return func(line string) {
+		if mod, ok := strings.CutPrefix(line, "go: downloading "); ok {
+			once.Do(func() { pr.Printf("downloading modules") })
+			pr.Status("downloading %s", mod)
+		}
+	}
+}

@@ -6,19 +6,19 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 run: ## the mutation run: every catalog mutant against the suite, as a kill matrix
-	$(GO) run ./cmd/mutate run
+	$(GO) tool mutate run
 
 test: ## run every test
 	$(GO) test ./...
 
 gate: ## the CI gate: exit 0 only if every mutant is killed; writes mutate-junit.xml
-	$(GO) run ./cmd/mutate run -junit mutate-junit.xml
+	$(GO) tool mutate run -junit mutate-junit.xml
 
 check: ## check every prediction file under predictions/ against a run
-	$(GO) run ./cmd/mutate check predictions/*.yaml
+	$(GO) tool mutate check predictions/*.yaml
 
 report: ## regenerate the generated parts of REPORT.md from a run
-	$(GO) run ./cmd/mutate report
+	$(GO) tool mutate report
 
 bench: ## benchmarks: lease against raw UPDATEs, then mutation runs against their baseline
 	bench/lease.sh

@@ -4,20 +4,29 @@
 //
 // It runs, from the module root:
 //
-//	go run ./internal/doccheck [FILE...]
+//	go run ./internal/doccheck [-done CMD]... [FILE...]
 //
 // For a Markdown file, every line of every ```sh block is a command; a
 // trailing comment "# exit N" says that the command is meant to exit with
 // N, otherwise it must exit 0. For a GitHub workflow file, every step's
-// run script is a command. Each file's commands run in order, in a fresh
-// copy of the module, so that one file's commands cannot depend on
-// another's and the checkout itself is never touched.
+// run script is a command, job after job in file order. The commands of
+// all files run in order in one copy of the files git tracks (what a fresh
+// clone holds), so that a reader's untracked files cannot change the
+// outcome and the checkout itself is never touched. A command written the
+// same way in several places runs once; -done names a command the caller
+// has already run on the same files (CI's own steps), which is not run
+// again.
+//
+// The workflow's step that gives feedback on the learners' prediction
+// files is also run twice more: with an invalid prediction file added it
+// must fail, and with a valid one that is not exact it must pass.
 package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,28 +48,37 @@ var defaultFiles = []string{
 	".github/workflows/fencelab.yml",
 }
 
+// multi is a flag that may be given many times.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ", ") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
 func main() {
+	var done multi
+	flag.Var(&done, "done", "a `command` already run on the same files; it is not run again (repeatable)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./internal/doccheck [FILE...]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./internal/doccheck [-done CMD]... [FILE...]")
+		flag.PrintDefaults()
 	}
 	flag.Parse()
 	files := flag.Args()
 	if len(files) == 0 {
 		files = defaultFiles
 	}
-	failed := 0
+	var all []command
 	for _, file := range files {
 		cmds, err := commandsOf(file)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
 			os.Exit(2)
 		}
-		n, err := runAll(file, cmds)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
-			os.Exit(2)
-		}
-		failed += n
+		all = append(all, cmds...)
+	}
+	failed, err := runAll(os.Stdout, all, done)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
+		os.Exit(2)
 	}
 	if failed > 0 {
 		fmt.Fprintf(os.Stderr, "doccheck: %d commands did not run as documented\n", failed)
@@ -70,9 +88,10 @@ func main() {
 
 // command is one documented command.
 type command struct {
-	where  string // where it is written: "line 12" or "step 3 (Tests)"
-	script string // bash source
-	want   int    // the exit code the documentation says
+	where    string // where it is written: "README.md, line 12" or "….yml, job x, step 3 (Tests)"
+	script   string // bash source
+	want     int    // the exit code the documentation says
+	feedback bool   // the workflow step that scores the prediction files
 }
 
 func commandsOf(file string) ([]command, error) {
@@ -83,13 +102,13 @@ func commandsOf(file string) ([]command, error) {
 	if strings.HasSuffix(file, ".yml") || strings.HasSuffix(file, ".yaml") {
 		return workflowCommands(file, data)
 	}
-	return markdownCommands(string(data)), nil
+	return markdownCommands(file, string(data)), nil
 }
 
 var exitComment = regexp.MustCompile(`#\s*exit (\d+)\b`)
 
 // markdownCommands returns the lines of the ```sh blocks of a document.
-func markdownCommands(doc string) []command {
+func markdownCommands(file, doc string) []command {
 	var cmds []command
 	inBlock := false
 	pending := ""
@@ -109,7 +128,7 @@ func markdownCommands(doc string) []command {
 			pending += strings.TrimSuffix(trimmed, `\`) + " "
 			continue
 		}
-		c := command{where: fmt.Sprintf("line %d", i+1), script: pending + trimmed}
+		c := command{where: fmt.Sprintf("%s, line %d", file, i+1), script: pending + trimmed}
 		pending = ""
 		if m := exitComment.FindStringSubmatch(trimmed); m != nil {
 			c.want, _ = strconv.Atoi(m[1])
@@ -119,16 +138,23 @@ func markdownCommands(doc string) []command {
 	return cmds
 }
 
-// workflowCommands returns the run scripts of every step of every job.
+// workflow is the part of a GitHub workflow file that doccheck reads. Jobs
+// keep their order in the file.
+type workflow struct {
+	Jobs yaml.MapSlice `yaml:"jobs"`
+}
+
+type job struct {
+	Steps []struct {
+		Name string `yaml:"name"`
+		Run  string `yaml:"run"`
+	} `yaml:"steps"`
+}
+
+// workflowCommands returns the run scripts of every step of every job, in
+// the order of the file.
 func workflowCommands(file string, data []byte) ([]command, error) {
-	var wf struct {
-		Jobs map[string]struct {
-			Steps []struct {
-				Name string `yaml:"name"`
-				Run  string `yaml:"run"`
-			} `yaml:"steps"`
-		} `yaml:"jobs"`
-	}
+	var wf workflow
 	if err := yaml.Unmarshal(data, &wf); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -136,57 +162,115 @@ func workflowCommands(file string, data []byte) ([]command, error) {
 		return nil, fmt.Errorf("%s: no jobs", file)
 	}
 	var cmds []command
-	for _, job := range wf.Jobs {
-		for i, step := range job.Steps {
-			if step.Run != "" {
-				// GitHub runs a step's script with bash -e -o pipefail.
-				cmds = append(cmds, command{
-					where:  fmt.Sprintf("step %d (%s)", i+1, step.Name),
-					script: "set -eo pipefail\n" + step.Run,
-				})
+	for _, item := range wf.Jobs {
+		raw, err := yaml.Marshal(item.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: job %v: %w", file, item.Key, err)
+		}
+		var j job
+		if err := yaml.Unmarshal(raw, &j); err != nil {
+			return nil, fmt.Errorf("%s: job %v: %w", file, item.Key, err)
+		}
+		for i, step := range j.Steps {
+			if step.Run == "" {
+				continue
 			}
+			// GitHub runs a step's script with bash -e -o pipefail.
+			cmds = append(cmds, command{
+				where:    fmt.Sprintf("%s, job %v, step %d (%s)", file, item.Key, i+1, step.Name),
+				script:   "set -eo pipefail\n" + step.Run,
+				feedback: strings.Contains(step.Run, "mutate check") && strings.Contains(step.Run, "predictions/*.yaml"),
+			})
 		}
 	}
 	return cmds, nil
 }
 
-// runAll runs the commands of file in a fresh copy of the module and
-// returns how many did not exit as documented.
-func runAll(file string, cmds []command) (int, error) {
+// runAll runs the commands in order in one copy of the tracked files and
+// returns how many did not exit as documented. A command that ran before,
+// or that done names, is skipped.
+func runAll(w io.Writer, cmds []command, done []string) (int, error) {
 	dir, err := os.MkdirTemp("", "doccheck-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	if err := modcopy.Copy(".", dir); err != nil {
+	if err := modcopy.Tracked(".", dir); err != nil {
 		return 0, err
+	}
+	ran := map[string]string{}
+	for _, d := range done {
+		ran[d] = "-done"
 	}
 	summary := filepath.Join(dir, ".step-summary")
 	failed := 0
 	for _, c := range cmds {
-		start := time.Now()
-		cmd := exec.Command("bash", "-c", c.script)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary)
-		out, err := cmd.CombinedOutput()
-		got := 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			got = ee.ExitCode()
-		case err != nil:
-			return failed, err
-		}
-		where := file + ", " + c.where
-		if got != c.want {
-			failed++
-			fmt.Printf("FAIL %s: exit %d, documented %d (%.1fs)\n  %s\n%s\n", where, got, c.want, time.Since(start).Seconds(),
-				strings.ReplaceAll(c.script, "\n", "\n  "), indent(string(out)))
+		key := strings.TrimPrefix(c.script, "set -eo pipefail\n")
+		if first, ok := ran[key]; ok {
+			fmt.Fprintf(w, "skip %s: ran already (%s)  %s\n", c.where, first, firstLine(c.script))
 			continue
 		}
-		fmt.Printf("ok   %s: exit %d (%.1fs)  %s\n", where, got, time.Since(start).Seconds(), firstLine(c.script))
+		ran[key] = c.where
+		if !check(w, dir, summary, c, c.want, "") {
+			failed++
+		}
+		if c.feedback {
+			failed += checkFeedback(w, dir, summary, c)
+		}
 	}
 	return failed, nil
+}
+
+// checkFeedback runs the step that scores the prediction files twice
+// more: an invalid prediction file must make it fail, and a valid one that
+// is not exact must not. It returns how many of the two went otherwise.
+func checkFeedback(w io.Writer, dir, summary string, c command) int {
+	failed := 0
+	invalid := filepath.Join(dir, "predictions", "doccheck-invalid.yaml")
+	if err := os.WriteFile(invalid, []byte("predictions:\n  no-such-mutant:\n    fails: []\n"), 0o644); err != nil {
+		fmt.Fprintf(w, "FAIL %s: %v\n", c.where, err)
+		return 1
+	}
+	if !check(w, dir, summary, c, 1, " with an invalid prediction file") {
+		failed++
+	}
+	os.Remove(invalid)
+	// A file straight from the template predicts that every mutant
+	// survives: valid, and not exact.
+	template := command{where: c.where + ", preparing", script: "go tool mutate template -q -o predictions/doccheck-inexact.yaml"}
+	if !check(w, dir, summary, template, 0, "") {
+		return failed + 1
+	}
+	if !check(w, dir, summary, c, 0, " with a valid, inexact prediction file") {
+		failed++
+	}
+	os.Remove(filepath.Join(dir, "predictions", "doccheck-inexact.yaml"))
+	return failed
+}
+
+// check runs c in dir and reports whether it exited with want.
+func check(w io.Writer, dir, summary string, c command, want int, variant string) bool {
+	start := time.Now()
+	cmd := exec.Command("bash", "-c", c.script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary)
+	out, err := cmd.CombinedOutput()
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		fmt.Fprintf(w, "FAIL %s%s: %v\n", c.where, variant, err)
+		return false
+	}
+	if got != want {
+		fmt.Fprintf(w, "FAIL %s%s: exit %d, documented %d (%.1fs)\n  %s\n%s\n", c.where, variant, got, want, time.Since(start).Seconds(),
+			strings.ReplaceAll(c.script, "\n", "\n  "), indent(string(out)))
+		return false
+	}
+	fmt.Fprintf(w, "ok   %s%s: exit %d (%.1fs)  %s\n", c.where, variant, got, time.Since(start).Seconds(), firstLine(c.script))
+	return true
 }
 
 func firstLine(s string) string {

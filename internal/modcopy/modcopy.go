@@ -3,9 +3,14 @@
 package modcopy
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Copy copies every regular file and directory under src into dst, with
@@ -36,4 +41,47 @@ func Copy(src, dst string) error {
 		}
 		return os.WriteFile(target, data, info.Mode().Perm())
 	})
+}
+
+// Tracked copies the files of the git checkout at src that git tracks into
+// dst, with their permissions: what a fresh clone would hold, with the
+// working tree's edits. Untracked and ignored files are left out, and so
+// are tracked files deleted from the working tree.
+func Tracked(src, dst string) error {
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = src
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git ls-files in %s: %v: %s", src, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	for name := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		from := filepath.Join(src, filepath.FromSlash(name))
+		info, err := os.Lstat(from)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(from)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(to, data, info.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

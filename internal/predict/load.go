@@ -109,11 +109,7 @@ func (f *File) decode(known Known) Errors {
 	if f.root.Kind() != "a mapping" {
 		return Errors{f.root.Errorf("a prediction file is a mapping that starts with \"predictions:\", got %s", f.root.Kind())}
 	}
-	top, err := f.root.Map()
-	if err != nil {
-		return Errors{err}
-	}
-	var errs Errors
+	top, errs := f.root.Entries()
 	if err := yamlfile.CheckKeys(top, "a prediction file", "learner", "predictions"); err != nil {
 		errs = append(errs, err)
 	}
@@ -124,6 +120,7 @@ func (f *File) decode(known Known) Errors {
 			if e.Value.IsNull() {
 				continue
 			}
+			var err error
 			if f.Learner, err = e.Value.String(); err != nil {
 				errs = append(errs, e.Value.Errorf("learner must be a name, got %s", e.Value.Kind()))
 			}
@@ -146,11 +143,7 @@ func (f *File) decodePredictions(n yamlfile.Node, known Known) Errors {
 	if n.Kind() != "a mapping" {
 		return Errors{n.Errorf("\"predictions:\" must map mutant ids to predictions, got %s", n.Kind())}
 	}
-	entries, err := n.Map()
-	if err != nil {
-		return Errors{err}
-	}
-	var errs Errors
+	entries, errs := n.Entries()
 	for _, e := range entries {
 		if !slices.Contains(known.Mutants, e.Key) {
 			errs = append(errs, e.KeyAt.Errorf("unknown mutant id %q%s; mutate list shows the ids",
@@ -170,11 +163,7 @@ func decodePrediction(e yamlfile.Entry) (*Prediction, Errors) {
 	if e.Value.Kind() != "a mapping" {
 		return nil, Errors{e.Value.Errorf("%s must be a mapping with \"fails:\" and \"why:\", got %s", e.Key, e.Value.Kind())}
 	}
-	fields, err := e.Value.Map()
-	if err != nil {
-		return nil, Errors{err}
-	}
-	var errs Errors
+	fields, errs := e.Value.Entries()
 	if err := yamlfile.CheckKeys(fields, "a prediction", "fails", "why"); err != nil {
 		errs = append(errs, err)
 	}
@@ -186,6 +175,7 @@ func decodePrediction(e yamlfile.Entry) (*Prediction, Errors) {
 			if fe.Value.IsNull() {
 				continue
 			}
+			var err error
 			if p.Why, err = fe.Value.String(); err != nil {
 				errs = append(errs, fe.Value.Errorf("why must be text, got %s", fe.Value.Kind()))
 			}

@@ -25,6 +25,9 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"unknown-test.yaml", true, []string{`3:13: mutant claim-boundary: unknown test "TestClaim_ReassignsAtExactExpiri" (did you mean "TestClaim_ReassignsAtExactExpiry"?); the suite's tests are listed at the end of mutate template's output`}},
 		{"unknown-subtest.yaml", true, []string{`3:13: mutant renew-expired: unknown test "TestRenew_RefusesAnythingButTheLiveLease/AtExpiry" (did you mean "TestRenew_RefusesAnythingButTheLiveLease/AtExactExpiry"?); the suite's tests are listed at the end of mutate template's output`}},
 		{"duplicate-mutant.yaml", true, []string{`4:3: duplicate key "claim-boundary" (first at line 2): keep one`}},
+		// The duplicate is one problem: the first entry still predicts the
+		// mutant, so nothing is missing.
+		{"duplicate-in-full-file.yaml", false, []string{`10:3: duplicate key "claim-boundary" (first at line 5): keep one`}},
 		{"duplicate-test.yaml", true, []string{`5:9: TestClaim_ReassignsAtExactExpiry is listed twice (first at line 4)`}},
 		{"unknown-field.yaml", true, []string{
 			`3:5: unknown field "fail" in a prediction (did you mean "fails"?); the fields are: fails, why`,

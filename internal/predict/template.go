@@ -22,7 +22,7 @@ func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests
 # if you expect the mutant to survive. In why, say which input, error or
 # state exposes the difference.
 #
-# Then check yourself: go run ./cmd/mutate check FILE
+# Then check yourself: go tool mutate check FILE
 `, pkg)
 	if learner == "" {
 		b.WriteString("learner:\n")

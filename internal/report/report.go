@@ -36,7 +36,7 @@ type Report struct {
 // Baseline is the run of the unmutated suite.
 type Baseline struct {
 	Tests     int      `json:"tests"`      // tests and subtests that ran
-	Seconds   float64  `json:"seconds"`    // wall clock of go test, build included
+	Seconds   float64  `json:"seconds"`    // wall clock of the test binary's run, without its build
 	TestNames []string `json:"test_names"` // every test and subtest, sorted
 }
 
@@ -53,7 +53,7 @@ type Mutant struct {
 	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"
 	Failures    []Failure `json:"failures"`     // one per failed test, in the same order
 	Output      string    `json:"output,omitempty"`
-	Seconds     float64   `json:"seconds"`      // wall clock of its go test
+	Seconds     float64   `json:"seconds"`      // wall clock of its build, if it had its own, and its test run
 	TestSeconds float64   `json:"test_seconds"` // of which the test binary ran
 }
 

@@ -40,9 +40,17 @@ type Node struct {
 	n    ast.Node
 }
 
+// MaxSize bounds the files Parse reads. The files it is for are written by
+// hand and hold a few kilobytes; the YAML parser's time and memory grow
+// faster than the file.
+const MaxSize = 1 << 20
+
 // Parse parses data, the contents of file, which must hold exactly one
-// non-empty YAML document.
+// non-empty YAML document of at most MaxSize bytes.
 func Parse(file string, data []byte) (Node, error) {
+	if len(data) > MaxSize {
+		return Node{}, &Error{Pos{file, 1, 1}, fmt.Sprintf("the file has %d bytes, more than the %d this tool reads: is it the right file?", len(data), MaxSize)}
+	}
 	if strings.TrimSpace(string(data)) == "" {
 		return Node{}, &Error{Pos{file, 1, 1}, "the file is empty"}
 	}
@@ -135,6 +143,17 @@ type Entry struct {
 // Map returns the entries of mapping n in file order. Duplicate keys, and
 // keys that are not plain scalars, are errors.
 func (n Node) Map() ([]Entry, error) {
+	entries, errs := n.Entries()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return entries, nil
+}
+
+// Entries returns the entries of mapping n in file order, and an error for
+// each key that repeats an earlier one or is not a plain scalar; those
+// entries are left out, so that one problem is reported once.
+func (n Node) Entries() ([]Entry, []error) {
 	var values []*ast.MappingValueNode
 	switch m := n.n.(type) {
 	case *ast.MappingNode:
@@ -142,8 +161,9 @@ func (n Node) Map() ([]Entry, error) {
 	case *ast.MappingValueNode:
 		values = []*ast.MappingValueNode{m}
 	default:
-		return nil, n.Errorf("want a mapping of keys to values, got %s", n.Kind())
+		return nil, []error{n.Errorf("want a mapping of keys to values, got %s", n.Kind())}
 	}
+	var errs []error
 	entries := make([]Entry, 0, len(values))
 	seen := map[string]Node{}
 	for _, v := range values {
@@ -155,15 +175,17 @@ func (n Node) Map() ([]Entry, error) {
 		case *ast.IntegerNode, *ast.BoolNode, *ast.FloatNode:
 			name = k.GetToken().Value
 		default:
-			return nil, key.Errorf("a key must be a plain word, got %s", key.Kind())
+			errs = append(errs, key.Errorf("a key must be a plain word, got %s", key.Kind()))
+			continue
 		}
 		if first, dup := seen[name]; dup {
-			return nil, key.Errorf("duplicate key %q (first at line %d): keep one", name, first.Pos().Line)
+			errs = append(errs, key.Errorf("duplicate key %q (first at line %d): keep one", name, first.Pos().Line))
+			continue
 		}
 		seen[name] = key
 		entries = append(entries, Entry{Key: name, KeyAt: key, Value: Node{n.file, v.Value}})
 	}
-	return entries, nil
+	return entries, errs
 }
 
 // CheckKeys returns an error for the first entry whose key is not one of

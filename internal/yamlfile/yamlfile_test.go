@@ -1,6 +1,10 @@
 package yamlfile
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
@@ -11,6 +15,7 @@ func TestParseErrors(t *testing.T) {
 		{"Syntax", "a: [1\n", "f.yaml:1:4: not valid YAML: sequence end token ']' not found"},
 		{"Tab", "a: 1\n\tb: 2\n", "f.yaml:2:1: not valid YAML: found character '\t' that cannot start any token"},
 		{"TwoDocuments", "a: 1\n---\nb: 2\n", "f.yaml:3:1: a second YAML document: put everything in one"},
+		{"TooLarge", "a: " + strings.Repeat("x", MaxSize), fmt.Sprintf("f.yaml:1:1: the file has %d bytes, more than the %d this tool reads: is it the right file?", MaxSize+3, MaxSize)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,6 +88,36 @@ func TestMapErrors(t *testing.T) {
 				t.Fatalf("Map() error = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Entries reports every duplicate key, once each, and keeps the first
+// entry of each key.
+func TestEntries_EveryDuplicateOnce(t *testing.T) {
+	n, err := Parse("f.yaml", []byte("a: 1\nb: 2\na: 3\nb: 4\na: 5\nc: 6\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, errs := n.Entries()
+	var keys []string
+	for _, e := range entries {
+		v, _ := e.Value.Text()
+		keys = append(keys, e.Key+"="+v)
+	}
+	if got, want := strings.Join(keys, " "), "a=1 b=2 c=6"; got != want {
+		t.Errorf("Entries() = %s, want %s", got, want)
+	}
+	var msgs []string
+	for _, err := range errs {
+		msgs = append(msgs, err.Error())
+	}
+	want := []string{
+		`f.yaml:3:1: duplicate key "a" (first at line 1): keep one`,
+		`f.yaml:4:1: duplicate key "b" (first at line 2): keep one`,
+		`f.yaml:5:1: duplicate key "a" (first at line 1): keep one`,
+	}
+	if got := strings.Join(msgs, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("Entries() errors:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
 

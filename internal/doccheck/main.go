@@ -40,10 +40,12 @@ import (
 	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
-// defaultFiles are the documents whose commands are checked.
+// defaultFiles are the documents whose commands are checked, in the order
+// they run: the instructor's class commands score predictions/*.yaml, so
+// they come before the learner's walkthrough adds alice.yaml there.
 var defaultFiles = []string{
-	"README.md",
 	"docs/course.md",
+	"README.md",
 	"predictions/README.md",
 	".github/workflows/fencelab.yml",
 }
@@ -75,11 +77,19 @@ func main() {
 		}
 		all = append(all, cmds...)
 	}
-	failed, err := runAll(os.Stdout, all, done)
+	dir, err := os.MkdirTemp("", "doccheck-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
 		os.Exit(2)
 	}
+	defer os.RemoveAll(dir)
+	if err := modcopy.Tracked(".", dir); err != nil {
+		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	failed := runAll(os.Stdout, dir, all, done)
+	os.RemoveAll(dir)
 	if failed > 0 {
 		fmt.Fprintf(os.Stderr, "doccheck: %d commands did not run as documented\n", failed)
 		os.Exit(1)
@@ -186,31 +196,23 @@ func workflowCommands(file string, data []byte) ([]command, error) {
 	return cmds, nil
 }
 
-// runAll runs the commands in order in one copy of the tracked files and
-// returns how many did not exit as documented. A command that ran before,
-// or that done names, is skipped.
-func runAll(w io.Writer, cmds []command, done []string) (int, error) {
-	dir, err := os.MkdirTemp("", "doccheck-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	if err := modcopy.Tracked(".", dir); err != nil {
-		return 0, err
-	}
+// runAll runs the commands in order in dir and returns how many did not
+// exit as documented. A command that ran before, or that done names, is
+// skipped.
+func runAll(w io.Writer, dir string, cmds []command, done []string) int {
 	ran := map[string]string{}
 	for _, d := range done {
-		ran[d] = "-done"
+		ran[key(command{script: d})] = "-done"
 	}
 	summary := filepath.Join(dir, ".step-summary")
 	failed := 0
 	for _, c := range cmds {
-		key := strings.TrimPrefix(c.script, "set -eo pipefail\n")
-		if first, ok := ran[key]; ok {
+		k := key(c)
+		if first, ok := ran[k]; ok {
 			fmt.Fprintf(w, "skip %s: ran already (%s)  %s\n", c.where, first, firstLine(c.script))
 			continue
 		}
-		ran[key] = c.where
+		ran[k] = c.where
 		if !check(w, dir, summary, c, c.want, "") {
 			failed++
 		}
@@ -218,7 +220,20 @@ func runAll(w io.Writer, cmds []command, done []string) (int, error) {
 			failed += checkFeedback(w, dir, summary, c)
 		}
 	}
-	return failed, nil
+	return failed
+}
+
+// key is what makes two commands the same: their words, without a
+// trailing comment or the workflow's shell options, and the exit code the
+// documentation gives.
+func key(c command) string {
+	script := strings.TrimPrefix(c.script, "set -eo pipefail\n")
+	if !strings.Contains(script, "\n") {
+		if i := strings.Index(script, " #"); i >= 0 {
+			script = script[:i]
+		}
+	}
+	return fmt.Sprintf("%s (exit %d)", strings.Join(strings.Fields(script), " "), c.want)
 }
 
 // checkFeedback runs the step that scores the prediction files twice

@@ -71,16 +71,13 @@ func TestRunAll_EachDistinctCommandOnce(t *testing.T) {
 	cmds := []command{
 		{where: "a, line 1", script: "echo once >> " + log},
 		{where: "b, line 1", script: "echo once >> " + log},
-		{where: "b, line 2", script: "set -eo pipefail\necho once >> " + log},
+		{where: "b, line 2", script: "set -eo pipefail\necho once  >> " + log + "  # the same"},
 		{where: "b, line 3", script: "echo done-by-caller >> " + log},
 		{where: "b, line 4", script: "exit 3  # exit 3", want: 3},
 		{where: "b, line 5", script: "exit 1"},
 	}
 	var out strings.Builder
-	failed, err := runAll(&out, cmds, []string{"echo done-by-caller >> " + log})
-	if err != nil {
-		t.Fatalf("runAll() error = %v", err)
-	}
+	failed := runAll(&out, t.TempDir(), cmds, []string{"echo done-by-caller >> " + log})
 	if failed != 1 {
 		t.Errorf("runAll() = %d failed, want 1 (exit 1 where 0 is documented)", failed)
 	}

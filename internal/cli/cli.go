@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/mutants"
@@ -322,7 +323,7 @@ func show(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 		}
 		ms = append(ms, m)
 	}
-	p, err := harness.Prepare(ctx, harness.Config{Package: mf.pkg, Mutants: ms})
+	p, err := harness.Prepare(ctx, harness.Config{Package: mf.pkg, Mutants: ms, Progress: progress.New(stderr, false)})
 	if err != nil {
 		return exitError, err
 	}

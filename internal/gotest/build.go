@@ -135,3 +135,19 @@ func (w *Lines) String() string {
 	defer w.mu.Unlock()
 	return w.all.String()
 }
+
+// Env returns the values of the go command's settings names.
+func Env(ctx context.Context, goCmd string, names ...string) (map[string]string, error) {
+	cmd := command(ctx, goCmd, append([]string{"env", "-json"}, names...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	env := map[string]string{}
+	if err := json.Unmarshal(out, &env); err != nil {
+		return nil, fmt.Errorf("go env: %w", err)
+	}
+	return env, nil
+}

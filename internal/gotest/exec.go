@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -104,8 +105,12 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}()
 	p := newParser()
 	parsed := make(chan error, 1)
+	var lastEvent atomic.Int64 // nanoseconds since start
 	go func() {
 		parsed <- decode(convOut, func(ev Event) {
+			if ev.Test != "" {
+				lastEvent.Store(int64(time.Since(start)))
+			}
 			p.add(ev)
 			if e.OnEvent != nil {
 				e.OnEvent(ev)
@@ -164,6 +169,7 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 	res := p.result()
 	res.Wall, res.TimedOut = wall.Seconds(), timedOut
+	res.Idle = max(wall-time.Duration(lastEvent.Load()), 0).Seconds()
 	res.ExitCode, res.Signal = exitStatus(waitErr)
 	if res.ExitCode < 0 && res.Signal == "" {
 		return nil, fmt.Errorf("%s: %w", e.Binary, waitErr)

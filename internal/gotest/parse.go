@@ -38,7 +38,28 @@ type Result struct {
 	ExitCode int     // -1 when a signal ended it
 	Signal   string  // the signal that ended it, if any
 	Wall     float64 // seconds from start to exit, as measured here
+	Idle     float64 // seconds from its last event (or its start) to its end
 	TimedOut bool    // the harness's deadline fired and killed it
+}
+
+// Ended says how the binary ended: "exited with status N" or "was killed
+// by signal S".
+func (r *Result) Ended() string {
+	if r.Signal != "" {
+		return "was killed by signal " + r.Signal
+	}
+	return fmt.Sprintf("exited with status %d", r.ExitCode)
+}
+
+// TopLevel returns the names of the top-level tests that ran, sorted.
+func (r *Result) TopLevel() []string {
+	var names []string
+	for _, name := range r.Names() {
+		if !strings.Contains(name, "/") {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // Event is one line of go test -json / test2json output.

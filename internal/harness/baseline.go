@@ -20,6 +20,7 @@ type BaselineError struct {
 	Package     string
 	Flaky       bool              // the two runs disagreed
 	TimedOut    bool              // the first run did not end within its limit
+	NoTests     bool              // the suite passed, but no test ran
 	Failed      []string          // tests that failed in the first run
 	Messages    map[string]string // their messages
 	Output      string            // what the test binary printed outside any test
@@ -31,6 +32,8 @@ func (e *BaselineError) Error() string {
 	switch {
 	case e.BuildOutput != "":
 		fmt.Fprintf(&b, "the unmutated package %s does not build:\n%s", e.Package, strings.TrimRight(e.BuildOutput, "\n"))
+	case e.NoTests:
+		fmt.Fprintf(&b, "no test of %s ran: with no test, no mutant could ever be killed", e.Package)
 	case e.TimedOut:
 		fmt.Fprintf(&b, "the unmutated suite of %s did not finish within its limit; raise -timeout or fix the hang. Running when it was stopped:", e.Package)
 	case e.Flaky:
@@ -63,7 +66,7 @@ type Baseline struct {
 // *BaselineError. In switch mode it builds the switched test binary at the
 // same time, and runs it with no mutant active beside the baseline.
 func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
-	if err := p.tools(ctx, cfg); err != nil {
+	if err := p.setUp(ctx, cfg); err != nil {
 		return nil, err
 	}
 	pr := cfg.Progress
@@ -105,6 +108,9 @@ func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if err := p.checkTree("the baseline"); err != nil {
+		return nil, err
 	}
 	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
 	b := &Baseline{Result: res, Wall: seconds(res.Wall), switched: sb}
@@ -170,6 +176,9 @@ func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest
 		return nil, &BaselineError{Package: p.Target.Rel, TimedOut: true, Failed: res.Unfinished()}
 	}
 	if passed(res) {
+		if len(res.TopLevel()) == 0 {
+			return nil, &BaselineError{Package: p.Target.Rel, NoTests: true}
+		}
 		return res, nil
 	}
 	done = 0
@@ -180,12 +189,6 @@ func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest
 	e := flakyError(p.Target.Rel, res)
 	e.Flaky = passed(again) || !slices.Equal(again.Failed(), e.Failed)
 	return nil, e
-}
-
-// passed reports whether a run passed as a whole: the binary said PASS and
-// exited 0, and no test failed or was cut short.
-func passed(res *gotest.Result) bool {
-	return res.Passed && res.ExitCode == 0 && !res.TimedOut && len(res.Failed()) == 0 && len(res.Unfinished()) == 0
 }
 
 func seconds(s float64) time.Duration {

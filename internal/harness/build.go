@@ -39,17 +39,28 @@ func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[
 	return bin, c.Build(ctx, bin)
 }
 
-// exec runs a test binary in the package's directory, its temporary files
-// under dir, with env added to its environment.
+// exec runs a test binary in a sandbox of its own under dir, with env
+// added to its environment, and returns its result with the sandbox's
+// paths cleaned from every message.
 func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
-	tmpEnv, err := tempEnv(dir)
+	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
 	}
-	return gotest.Exec{
-		Test2JSON: p.test2json, Binary: bin, Dir: p.Target.Dir, ImportPath: p.Target.ImportPath,
-		Env: append(tmpEnv, env...), Timeout: limit, OnEvent: onEvent,
+	res, err := gotest.Exec{
+		Test2JSON: p.test2json, Binary: bin, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
+		Env: append(sb.env(p.goEnv), env...), Timeout: limit, OnEvent: onEvent,
 	}.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range res.Tests {
+		for i, line := range t.Output {
+			t.Output[i] = sb.clean(line)
+		}
+	}
+	res.Output = sb.clean(res.Output)
+	return res, nil
 }
 
 // switchedBuild is the test binary of the switched package, and its run

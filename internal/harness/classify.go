@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -13,7 +14,7 @@ import (
 
 // runMutant runs the suite against one mutant: the switched binary with
 // the mutant active, or a build of its own, made under dir.
-func runMutant(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, a *mutants.Applied, dir string, limit time.Duration) (report.Mutant, error) {
+func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutants.Applied, dir string, limit time.Duration) (report.Mutant, error) {
 	r := report.Mutant{
 		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target,
 		File: p.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
@@ -21,7 +22,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, 
 	}
 	start := time.Now()
 	bin, env := "", []string(nil)
-	if sb.switched(a.Mutant.ID) {
+	if sb := b.switched; sb.switched(a.Mutant.ID) {
 		r.Build = string(ModeSwitch)
 		bin, env = sb.bin, []string{mutants.SwitchEnv + "=" + a.Mutant.ID}
 	} else {
@@ -41,46 +42,91 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, 
 	if err != nil {
 		return r, err
 	}
+	if res.TimedOut && len(res.Failed()) == 0 && res.Idle < limit.Seconds()/2 {
+		// Tests were still reporting near the limit: the run looks slow
+		// (a loaded machine) rather than hung. Once more, with twice the
+		// time; a hang is confirmed by that run alone.
+		limit *= 2
+		if res, err = p.exec(ctx, cfg, bin, dir, env, limit, nil); err != nil {
+			return r, err
+		}
+	}
 	r.Seconds, r.TestSeconds = time.Since(start).Seconds(), res.Wall
-	classify(&r, res)
+	classify(&r, res, b.Result.TopLevel(), limit)
 	return r, nil
 }
 
-// classify sets r's status and failed tests from res, the run of the test
-// binary with the mutant active.
-func classify(r *report.Mutant, res *gotest.Result) {
-	failed := res.Failed()
-	if len(failed) == 0 {
-		// The binary stopped inside these tests (os.Exit, a crash).
-		failed = res.Unfinished()
-	}
+// classify sets r's verdict from res, the run of the test binary with the
+// mutant active, by the evidence rule: a mutant is killed only by a test
+// that failed, or that was running when the binary died; it survives only
+// if every top-level test of the baseline (expected) reported and none
+// failed; a run that ends otherwise, with no test to blame, crashed. Any
+// test that failed before a hang kills the mutant.
+func classify(r *report.Mutant, res *gotest.Result, expected []string, limit time.Duration) {
+	failed, running := res.Failed(), res.Unfinished()
 	switch {
-	case res.TimedOut:
-		r.Status = report.Timeout
-	case passed(res):
-		r.Status = report.Survived
-	default:
+	case len(failed) > 0:
 		r.Status = report.Killed
-		r.FailedTests = failed
 		for _, name := range failed {
-			r.Failures = append(r.Failures, report.Failure{Test: name, Message: res.Message(name)})
+			r.AddFailure(name, res.Message(name))
 		}
-		if len(failed) == 0 {
-			r.Output = res.Output
+		if res.TimedOut {
+			r.Reason = fmt.Sprintf("after these failed, stopped at the limit of %s", limit.Round(time.Millisecond))
+			r.Running = running
 		}
+	case res.TimedOut:
+		r.Status, r.Running = report.Timeout, running
+		r.Reason = fmt.Sprintf("stopped at the limit of %s", limit.Round(time.Millisecond))
+		if len(running) > 0 {
+			r.Reason += " while " + strings.Join(running, ", ") + " ran"
+		}
+	case len(running) > 0:
+		// The binary ended while these tests ran, before they reported.
+		r.Status = report.Killed
+		for _, name := range running {
+			msg := fmt.Sprintf("the test binary %s while this test ran", res.Ended())
+			if own := res.Message(name); own != "" {
+				msg = own + "\n" + msg
+			}
+			r.AddFailure(name, msg)
+		}
+		r.Output = res.Output
+	default:
+		var missing []string
+		for _, name := range expected {
+			if t := res.Tests[name]; t == nil || t.Outcome == "" {
+				missing = append(missing, name)
+			}
+		}
+		switch {
+		case len(missing) == len(expected) && len(expected) > 0:
+			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s before any test ran", res.Ended())
+		case len(missing) > 0:
+			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s between tests: %d of %d never ran, %s first",
+				res.Ended(), len(missing), len(expected), missing[0])
+		case !passed(res):
+			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s after every test passed", res.Ended())
+		default:
+			r.Status = report.Survived
+			return
+		}
+		r.Output = res.Output
 	}
 }
 
-func describe(r report.Mutant) string {
-	if r.Status != report.Killed {
-		return r.Status
-	}
-	switch n := len(r.FailedTests); n {
-	case 0:
-		return "killed (the test binary failed)"
-	case 1:
-		return "killed by 1 test"
-	default:
-		return fmt.Sprintf("killed by %d tests", n)
-	}
+// passed reports whether a run passed as a whole: the binary said PASS and
+// exited 0, and no test failed or was cut short.
+func passed(res *gotest.Result) bool {
+	return res.Passed && res.ExitCode == 0 && !res.TimedOut && len(res.Failed()) == 0 && len(res.Unfinished()) == 0
 }
+
+func describe(r report.Mutant) string {
+	switch r.Status {
+	case report.Killed:
+		return fmt.Sprintf("killed by %d %s", len(r.FailedTests), plural(len(r.FailedTests), "test", "tests"))
+	case report.Crashed, report.Timeout:
+		return fmt.Sprintf("%s: %s", r.Status, r.Reason)
+	}
+	return string(r.Status)
+}
+

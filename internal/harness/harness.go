@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -79,7 +80,9 @@ type Prepared struct {
 	Target    *Target
 	Package   *mutants.Package
 	Applied   []*mutants.Applied
-	test2json string // the test2json program
+	test2json string            // the test2json program
+	goEnv     map[string]string // go env GOVERSION, GOCACHE, GOMODCACHE, GOPATH
+	tree      *fingerprint      // the module's files before anything ran
 	tmp       string
 }
 
@@ -132,8 +135,10 @@ func (p *Prepared) RelFile(a *mutants.Applied) string {
 	return filepath.ToSlash(rel)
 }
 
-// tools resolves, once, the programs that runs need besides go.
-func (p *Prepared) tools(ctx context.Context, cfg Config) error {
+// setUp resolves, once, what runs need besides go: the test2json
+// program, go's settings, and the fingerprint of the module's files that
+// every run is checked against.
+func (p *Prepared) setUp(ctx context.Context, cfg Config) error {
 	if p.test2json != "" {
 		return nil
 	}
@@ -141,8 +146,46 @@ func (p *Prepared) tools(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if p.goEnv, err = gotest.Env(ctx, cfg.Go, "GOVERSION", "GOCACHE", "GOMODCACHE", "GOPATH"); err != nil {
+		return err
+	}
+	if p.tree, err = takeFingerprint(p.Target.ModuleDir, p.Target.Dir); err != nil {
+		return fmt.Errorf("fingerprint of the source tree: %w", err)
+	}
 	p.test2json = path
 	return nil
+}
+
+// checkTree returns an error if the module's files changed since setUp;
+// who names the runs that might have changed them.
+func (p *Prepared) checkTree(who string) error {
+	changed, err := p.tree.changes()
+	if err != nil {
+		return fmt.Errorf("fingerprint of the source tree: %w", err)
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	const show = 10
+	list := changed
+	if len(list) > show {
+		list = append(list[:show:show], fmt.Sprintf("… and %d more", len(changed)-show))
+	}
+	return &TreeChangedError{Who: who, Paths: changed, shown: list}
+}
+
+// TreeChangedError is returned when the module's files changed during a
+// run: by a mutant that writes where it should not, or by an edit made
+// meanwhile. No verdict of such a run can be trusted.
+type TreeChangedError struct {
+	Who   string   // the runs that were going on
+	Paths []string // "path (new|removed|modified)", relative to the module root
+	shown []string
+}
+
+func (e *TreeChangedError) Error() string {
+	return fmt.Sprintf("the source tree changed while %s ran; no verdict of this run can be trusted (restore the files and run again):\n  %s",
+		e.Who, strings.Join(e.shown, "\n  "))
 }
 
 // Run runs the baseline and then every prepared mutant; see RunBaseline and

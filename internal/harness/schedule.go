@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,8 +30,7 @@ func limitFor(cfg Config, baseline time.Duration) time.Duration {
 func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*report.Report, error) {
 	start := time.Now()
 	limit := limitFor(cfg, b.Wall)
-	sb := b.switched
-	if sb != nil && sb.err != nil {
+	if sb := b.switched; sb != nil && sb.err != nil {
 		return nil, sb.err
 	}
 	pr := cfg.Progress
@@ -43,15 +44,25 @@ func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 	var (
 		mu   sync.Mutex
 		done int
+		// suspects are the mutants that ran since the tree was last found
+		// unchanged: any of them may have changed it.
+		suspects []string
 	)
 	for i, a := range p.Applied {
 		g.Go(func() error {
-			r, err := runMutant(gctx, cfg, p, sb, a, filepath.Join(p.tmp, "mutant", strconv.Itoa(i)), limit)
+			mu.Lock()
+			suspects = append(suspects, a.Mutant.ID)
+			mu.Unlock()
+			r, err := runMutant(gctx, cfg, p, b, a, filepath.Join(p.tmp, "mutant", strconv.Itoa(i)), limit)
 			if err != nil {
 				return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			if err := p.checkTree(naming("mutant", "mutants", suspects)); err != nil {
+				return err
+			}
+			suspects = slices.DeleteFunc(suspects, func(id string) bool { return id == a.Mutant.ID })
 			results[i] = r
 			done++
 			pr.Printf("[%d/%d] %s: %s (%.1fs)", done, total, a.Mutant.ID, describe(r), r.Seconds)
@@ -70,7 +81,7 @@ func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 	return &report.Report{
 		Module:    p.Target.Module,
 		Package:   p.Target.Rel,
-		GoVersion: GoVersion(ctx, cfg.Go),
+		GoVersion: p.goEnv["GOVERSION"],
 		Mode:      string(cfg.mode()),
 		Jobs:      jobs,
 		Limit:     limit.Seconds(),
@@ -79,4 +90,9 @@ func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 		Summary:   report.Summarize(results),
 		Seconds:   (b.Wall + time.Since(start)).Seconds(),
 	}, nil
+}
+
+// naming returns "mutant a" or "mutants a, b".
+func naming(one, many string, ids []string) string {
+	return plural(len(ids), one, many) + " " + strings.Join(ids, ", ")
 }

@@ -58,18 +58,6 @@ func FindTarget(ctx context.Context, cfg Config) (*Target, error) {
 	return &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel}, nil
 }
 
-// GoVersion returns the version of the go command.
-func GoVersion(ctx context.Context, goCmd string) string {
-	if goCmd == "" {
-		goCmd = "go"
-	}
-	out, err := exec.CommandContext(ctx, goCmd, "env", "GOVERSION").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // goStderr returns a function that shows the lines in which the go
 // command says that it downloads a module as progress: on a cold module
 // cache they are the first minutes of a run.

@@ -11,17 +11,17 @@ import (
 
 // Outcome compares one prediction with what happened to one mutant.
 type Outcome struct {
-	Mutant       string   `json:"mutant"`
-	Step         int      `json:"step"`
-	Status       string   `json:"status"`
-	Predicted    []string `json:"predicted"`     // as written; nil when NotPredicted
-	Failed       []string `json:"failed"`        // every test that failed, subtests included
-	Right        []string `json:"right"`         // predicted, and failed
-	Wrong        []string `json:"wrong"`         // predicted, but passed
-	Missed       []Missed `json:"missed"`        // failed, but not predicted
-	Exact        bool     `json:"exact"`         // nothing wrong and nothing missed
-	NotPredicted bool     `json:"not_predicted"` // the file has no prediction for it
-	Why          string   `json:"why,omitempty"`
+	Mutant       string        `json:"mutant"`
+	Step         int           `json:"step"`
+	Status       report.Status `json:"status"`
+	Predicted    []string      `json:"predicted"`     // as written; nil when NotPredicted
+	Failed       []string      `json:"failed"`        // every test that failed, subtests included
+	Right        []string      `json:"right"`         // predicted, and failed
+	Wrong        []string      `json:"wrong"`         // predicted, but passed
+	Missed       []Missed      `json:"missed"`        // failed, but not predicted
+	Exact        bool          `json:"exact"`         // nothing wrong and nothing missed
+	NotPredicted bool          `json:"not_predicted"` // the file has no prediction for it
+	Why          string        `json:"why,omitempty"`
 }
 
 // BinaryFailed stands in Missed for a test binary that failed outside any
@@ -92,10 +92,10 @@ func Compare(f *File, rep *report.Report) *Score {
 				o.Missed = append(o.Missed, Missed{Test: name, Message: m.Failures[i].Message})
 			}
 		}
-		if m.Status == report.Killed && len(m.FailedTests) == 0 {
+		if m.Status == report.Crashed {
 			// The test binary failed outside any test: whatever was
 			// predicted, that was not foreseen.
-			o.Missed = append(o.Missed, Missed{Test: BinaryFailed, Message: m.Output})
+			o.Missed = append(o.Missed, Missed{Test: BinaryFailed, Message: strings.TrimSpace(m.Reason + "\n" + m.Output)})
 		}
 		o.Exact = len(o.Wrong) == 0 && len(o.Missed) == 0
 		if o.Exact {
@@ -190,12 +190,12 @@ func (c *Class) AllExact() bool {
 func Comparable(rep *report.Report) error {
 	var bad []string
 	for _, m := range rep.Mutants {
-		if m.Status != report.Killed && m.Status != report.Survived {
+		if m.Status != report.Killed && m.Status != report.Survived && m.Status != report.Crashed {
 			bad = append(bad, fmt.Sprintf("%s (%s)", m.ID, m.Status))
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("cannot compare predictions with mutants that were neither killed nor survived: %s", strings.Join(bad, ", "))
+		return fmt.Errorf("cannot compare predictions with mutants that timed out or do not compile: %s", strings.Join(bad, ", "))
 	}
 	return nil
 }

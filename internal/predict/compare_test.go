@@ -174,14 +174,30 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	}
 }
 
-// A binary that fails outside any test kills the mutant; a prediction that
-// it survives is not exact.
+// A binary that crashes outside any test detects the mutant; a prediction
+// that it survives is not exact, and what the binary said is shown.
 func TestCompare_BinaryFailedOutsideAnyTest(t *testing.T) {
-	m := report.Mutant{ID: "m1", Status: report.Killed, FailedTests: []string{}, Failures: []report.Failure{}, Output: "panic in init"}
+	m := report.Mutant{ID: "m1", Status: report.Crashed, FailedTests: []string{}, Failures: []report.Failure{},
+		Reason: "the test binary exited with status 2 before any test ran", Output: "panic in init"}
 	rep := &report.Report{Mutants: []report.Mutant{m}}
+	if err := Comparable(rep); err != nil {
+		t.Fatalf("Comparable(crashed) = %v, want nil", err)
+	}
 	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep)
 	o := outcome(t, s, "m1")
-	if o.Exact || len(o.Missed) != 1 || o.Missed[0].Test != BinaryFailed || o.Missed[0].Message != "panic in init" {
-		t.Fatalf("outcome = %+v, want not exact, the binary's failure missed", o)
+	want := "the test binary exited with status 2 before any test ran\npanic in init"
+	if o.Exact || len(o.Missed) != 1 || o.Missed[0].Test != BinaryFailed || o.Missed[0].Message != want {
+		t.Fatalf("outcome = %+v, want not exact, the binary's failure missed with %q", o, want)
+	}
+}
+
+// A timeout or a build failure says nothing about which tests fail.
+func TestComparable_RefusesTimeoutsAndBuildFailures(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{
+		{ID: "k", Status: report.Killed}, {ID: "t", Status: report.Timeout}, {ID: "b", Status: report.BuildFailed},
+	}}
+	err := Comparable(rep)
+	if err == nil || err.Error() != "cannot compare predictions with mutants that timed out or do not compile: t (timeout), b (build-failed)" {
+		t.Fatalf("Comparable() = %v", err)
 	}
 }

@@ -7,17 +7,21 @@ import (
 )
 
 // WriteGitHub writes a GitHub Actions workflow command for every mutant
-// that was not killed, annotating the line of its fragment.
+// that was not killed, annotating the line of its fragment: an error for
+// one that survived, timed out or does not compile, a notice for one that
+// crashed (detected, but by no test).
 func (r *Report) WriteGitHub(w io.Writer) error {
 	for _, m := range r.Mutants {
-		var msg string
+		level, msg := "error", ""
 		switch m.Status {
 		case Killed:
 			continue
+		case Crashed:
+			level, msg = "notice", "no test failed, but the test binary crashed under this mutant: "+m.Reason
 		case Survived:
 			msg = "no test failed under this mutant: the suite cannot tell it from the reference. Add a test that observes the difference (mutate show " + m.ID + ")."
 		case Timeout:
-			msg = fmt.Sprintf("the test run under this mutant exceeded %.0fs twice.", r.Limit)
+			msg = "the test run under this mutant was " + m.Reason
 		case BuildFailed:
 			msg = "this mutant does not compile:\n" + m.Output
 		}
@@ -25,8 +29,8 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 		if m.Title != "" {
 			msg = m.Title + ": " + msg
 		}
-		if _, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
-			escapeProperty(m.File), m.Line, escapeProperty(title), escapeData(msg)); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n",
+			level, escapeProperty(m.File), m.Line, escapeProperty(title), escapeData(msg)); err != nil {
 			return err
 		}
 	}

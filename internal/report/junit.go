@@ -41,9 +41,9 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes r as JUnit XML: one test case per mutant. A killed
-// mutant passes; a surviving mutant is a failure; a mutant that timed out
-// or did not compile is an error.
+// WriteJUnit writes r as JUnit XML: one test case per mutant. A killed or
+// crashed mutant passes; a surviving mutant is a failure; a mutant that
+// timed out or did not compile is an error.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junitSuite{Name: "mutate " + r.Package, Tests: len(r.Mutants), Time: seconds(r.Seconds)}
 	for _, m := range r.Mutants {
@@ -52,15 +52,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		switch m.Status {
 		case Killed:
 			c.SystemOut = "killed by:\n" + strings.Join(m.FailedTests, "\n")
+		case Crashed:
+			c.SystemOut = "crashed: " + m.Reason + "\n" + m.Output
 		case Survived:
 			suite.Failures++
-			c.Failure = &junitProblem{Message: "mutant survived: no test failed", Type: Survived, Text: where}
+			c.Failure = &junitProblem{Message: "mutant survived: no test failed", Type: string(Survived), Text: where}
 		case Timeout:
 			suite.Errors++
-			c.Error = &junitProblem{Message: fmt.Sprintf("mutant timed out after %.0fs, twice", r.Limit), Type: Timeout, Text: where}
+			c.Error = &junitProblem{Message: "mutant timed out: " + m.Reason, Type: string(Timeout), Text: where}
 		case BuildFailed:
 			suite.Errors++
-			c.Error = &junitProblem{Message: "mutant does not compile", Type: BuildFailed, Text: where + "\n" + m.Output}
+			c.Error = &junitProblem{Message: "mutant does not compile", Type: string(BuildFailed), Text: where + "\n" + m.Output}
 		}
 		suite.Cases = append(suite.Cases, c)
 	}

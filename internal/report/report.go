@@ -7,15 +7,40 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-// Statuses of a mutant.
+// Status is the verdict on a mutant.
+type Status string
+
+// Statuses of a mutant. A verdict rests on the events of the test binary,
+// compared with the baseline's tests.
 const (
-	Killed      = "killed"       // at least one test failed
-	Survived    = "survived"     // every test passed
-	Timeout     = "timeout"      // the run exceeded its limit, twice
-	BuildFailed = "build-failed" // the mutant did not compile: a catalog defect
+	// Killed: at least one test failed, or the test binary died while a
+	// test ran (that test is named, with how the binary ended).
+	Killed Status = "killed"
+	// Survived: every test of the baseline ran and passed.
+	Survived Status = "survived"
+	// Crashed: the binary ended before every test of the baseline had
+	// reported, with none failing and none running (an exit at init or in
+	// TestMain, a crash between tests), or failed although every test
+	// passed. The mutant was detected, but by no test.
+	Crashed Status = "crashed"
+	// Timeout: the binary was still running at the limit and was stopped,
+	// with no test failed before.
+	Timeout Status = "timeout"
+	// BuildFailed: the mutant is not valid Go: a defect of the mutant,
+	// never a kill.
+	BuildFailed Status = "build-failed"
 )
+
+// Statuses lists every status, in the order summaries give them.
+var Statuses = []Status{Killed, Survived, Crashed, Timeout, BuildFailed}
+
+// Detected reports whether s counts as caught by the suite in the gate.
+func (s Status) Detected() bool {
+	return s == Killed || s == Crashed
+}
 
 // Report is the result of one mutation run. Its JSON form is what
 // `mutate run -json` prints and `mutate check -results` reads.
@@ -48,13 +73,23 @@ type Mutant struct {
 	Target      string    `json:"target"`
 	File        string    `json:"file"` // relative to the module root
 	Line        int       `json:"line"`
-	Status      string    `json:"status"`
+	Status      Status    `json:"status"`
 	Build       string    `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
-	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"
-	Failures    []Failure `json:"failures"`     // one per failed test, in the same order
-	Output      string    `json:"output,omitempty"`
+	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"; never null
+	Failures    []Failure `json:"failures"`     // one per failed test, in the same order; never null
+	// Reason says, for a crashed or timed-out mutant, how its run ended;
+	// Running names the tests that had started and not finished then.
+	Reason  string   `json:"reason,omitempty"`
+	Running []string `json:"running,omitempty"`
+	Output  string   `json:"output,omitempty"` // the compiler's messages, or the binary's output outside any test
 	Seconds     float64   `json:"seconds"`      // wall clock of its build, if it had its own, and its test run
 	TestSeconds float64   `json:"test_seconds"` // of which the test binary ran
+}
+
+// AddFailure records that test failed under m, with its message.
+func (m *Mutant) AddFailure(test, message string) {
+	m.FailedTests = append(m.FailedTests, test)
+	m.Failures = append(m.Failures, Failure{Test: test, Message: message})
 }
 
 // Failure is what one failing test reported: the observation that exposed
@@ -69,6 +104,7 @@ type Summary struct {
 	Total       int `json:"total"`
 	Killed      int `json:"killed"`
 	Survived    int `json:"survived"`
+	Crashed     int `json:"crashed"`
 	Timeout     int `json:"timeout"`
 	BuildFailed int `json:"build_failed"`
 }
@@ -77,23 +113,40 @@ type Summary struct {
 func Summarize(ms []Mutant) Summary {
 	s := Summary{Total: len(ms)}
 	for _, m := range ms {
-		switch m.Status {
-		case Killed:
-			s.Killed++
-		case Survived:
-			s.Survived++
-		case Timeout:
-			s.Timeout++
-		case BuildFailed:
-			s.BuildFailed++
+		if n := s.count(m.Status); n != nil {
+			*n++
 		}
 	}
 	return s
 }
 
+// count returns the counter of status st.
+func (s *Summary) count(st Status) *int {
+	switch st {
+	case Killed:
+		return &s.Killed
+	case Survived:
+		return &s.Survived
+	case Crashed:
+		return &s.Crashed
+	case Timeout:
+		return &s.Timeout
+	case BuildFailed:
+		return &s.BuildFailed
+	}
+	return nil
+}
+
 func (s Summary) String() string {
-	return fmt.Sprintf("%d mutants: %d killed, %d survived, %d timeout, %d build-failed",
-		s.Total, s.Killed, s.Survived, s.Timeout, s.BuildFailed)
+	parts := []string{fmt.Sprintf("%d mutants:", s.Total)}
+	for i, st := range Statuses {
+		sep := ","
+		if i == len(Statuses)-1 {
+			sep = ""
+		}
+		parts = append(parts, fmt.Sprintf("%d %s%s", *s.count(st), st, sep))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Exit codes of a run, as documented in mutate -h.
@@ -104,7 +157,8 @@ const (
 	ExitTimeout  = 3 // some mutant timed out, and none survived
 )
 
-// ExitCode returns the exit code for the report.
+// ExitCode returns the exit code for the report. A crashed mutant counts
+// as detected.
 func (r *Report) ExitCode() int {
 	switch s := r.Summary; {
 	case s.BuildFailed > 0:

@@ -24,7 +24,11 @@ func sample() *Report {
 		{ID: "renew-expired", Step: 5, Title: "Renew accepts a lease at its exact expiry", Target: "Store.Renew",
 			File: "lease/lease.go", Line: 252, Status: Survived, Build: "switch", Seconds: 2, FailedTests: []string{}, Failures: []Failure{}},
 		{ID: "loops", Step: 0, Title: "a loop that never ends, 100%", Target: "Loop",
-			File: "calc/calc.go", Line: 7, Status: Timeout, Build: "switch", Seconds: 120, FailedTests: []string{}, Failures: []Failure{}},
+			File: "calc/calc.go", Line: 7, Status: Timeout, Build: "switch", Seconds: 60, FailedTests: []string{}, Failures: []Failure{},
+			Reason: "stopped at the limit of 60s while TestLoop ran", Running: []string{"TestLoop"}},
+		{ID: "exits", Step: 1, Title: "init exits", Target: "init",
+			File: "calc/calc.go", Line: 2, Status: Crashed, Build: "switch", Seconds: 0.25, FailedTests: []string{}, Failures: []Failure{},
+			Reason: "the test binary exited with status 0 before any test ran (3 tests never reported)", Output: "bye"},
 		{ID: "broken", Step: 2, Title: "does not compile", Target: "Max",
 			File: "calc/calc.go", Line: 3, Status: BuildFailed, Build: "overlay", Seconds: 0.5, Output: "calc.go:3:9: cannot use \"a\" as int value",
 			FailedTests: []string{}, Failures: []Failure{}},
@@ -55,7 +59,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestSummary(t *testing.T) {
 	s := sample().Summary
-	if got, want := s.String(), "4 mutants: 1 killed, 1 survived, 1 timeout, 1 build-failed"; got != want {
+	if got, want := s.String(), "5 mutants: 1 killed, 1 survived, 1 crashed, 1 timeout, 1 build-failed"; got != want {
 		t.Fatalf("Summary = %q, want %q", got, want)
 	}
 }
@@ -63,14 +67,15 @@ func TestSummary(t *testing.T) {
 func TestExitCode(t *testing.T) {
 	tests := []struct {
 		name     string
-		statuses []string
+		statuses []Status
 		want     int
 	}{
-		{"AllKilled", []string{Killed, Killed}, ExitKilled},
-		{"Survived", []string{Killed, Survived}, ExitSurvived},
-		{"TimeoutOnly", []string{Killed, Timeout}, ExitTimeout},
-		{"SurvivedBeatsTimeout", []string{Timeout, Survived}, ExitSurvived},
-		{"BuildFailedIsAnError", []string{Survived, BuildFailed}, ExitError},
+		{"AllKilled", []Status{Killed, Killed}, ExitKilled},
+		{"CrashedIsDetected", []Status{Killed, Crashed}, ExitKilled},
+		{"Survived", []Status{Killed, Survived}, ExitSurvived},
+		{"TimeoutOnly", []Status{Killed, Timeout}, ExitTimeout},
+		{"SurvivedBeatsTimeout", []Status{Timeout, Survived}, ExitSurvived},
+		{"BuildFailedIsAnError", []Status{Survived, BuildFailed}, ExitError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,8 +115,8 @@ func TestWriteJUnit(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("JUnit output is not XML: %v", err)
 	}
-	if doc.Tests != 4 || doc.Failures != 1 || doc.Errors != 2 {
-		t.Fatalf("tests, failures, errors = %d, %d, %d; want 4, 1, 2", doc.Tests, doc.Failures, doc.Errors)
+	if doc.Tests != 5 || doc.Failures != 1 || doc.Errors != 2 {
+		t.Fatalf("tests, failures, errors = %d, %d, %d; want 5, 1, 2", doc.Tests, doc.Failures, doc.Errors)
 	}
 }
 

@@ -45,13 +45,15 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 					fmt.Fprintf(&b, "%s\n", Indent(m.Failures[i].Message, "      "))
 				}
 			}
-			if len(m.FailedTests) == 0 {
-				fmt.Fprintf(&b, "  the test binary failed outside any test:\n%s\n", Indent(m.Output, "      "))
-			}
 		case Survived:
 			fmt.Fprintf(&b, "  no test failed: the suite cannot tell this mutant from the reference\n")
+		case Crashed:
+			fmt.Fprintf(&b, "  detected, but by no test: %s\n", m.Reason)
+			if m.Output != "" {
+				fmt.Fprintf(&b, "%s\n", Indent(m.Output, "      "))
+			}
 		case Timeout:
-			fmt.Fprintf(&b, "  the run exceeded %.0fs, twice: the mutant probably hangs\n", r.Limit)
+			fmt.Fprintf(&b, "  %s: the mutant probably hangs\n", m.Reason)
 		case BuildFailed:
 			fmt.Fprintf(&b, "  the mutant does not compile (a defect of the mutant, not a kill):\n%s\n", Indent(m.Output, "      "))
 		}
@@ -62,11 +64,8 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 }
 
 func countNote(m Mutant) string {
-	switch {
-	case m.Status == Killed && len(m.FailedTests) > 0:
+	if m.Status == Killed {
 		return fmt.Sprint(len(m.FailedTests))
-	case m.Status == Killed:
-		return "binary failed"
 	}
 	return "-"
 }

@@ -68,7 +68,7 @@ func TestBlocks(t *testing.T) {
 			"- Failed under the mutant (killed): `TestA`, `TestB`", "- The prediction differs: missed `TestB`; wrong none."},
 		"mutant enqueue-replace": {"- Predicted in `p.yaml`: none (survives)", "(survived): none", "The prediction is exact."},
 		"experiments":            {"| 4 | `x` | in `Store.Claim`, delete `fence++` | killed | `TestB` |"},
-		"summary":                {"- The catalog: 2 mutants: 1 killed, 1 survived, 0 timeout, 0 build-failed.", "- `p.yaml`: 1 of 2 exact, precision 1.00, recall 0.50."},
+		"summary":                {"- The catalog: 2 mutants: 1 killed, 1 survived, 0 crashed, 0 timeout, 0 build-failed.", "- `p.yaml`: 1 of 2 exact, precision 1.00, recall 0.50."},
 		"scores":                 {"| 1 | `init-not-idempotent` | 1 | 2 | 1 | 1 | 0 | ✗ |"},
 	}
 	for name, wants := range checks {

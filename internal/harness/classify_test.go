@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// events parses test2json events, one per line, into a result that ended
+// as exit and signal say.
+func events(t *testing.T, exit int, signal string, lines ...string) *gotest.Result {
+	t.Helper()
+	res, err := gotest.Parse(strings.NewReader(strings.Join(lines, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.ExitCode, res.Signal = exit, signal
+	return res
+}
+
+func ev(action, test, output string) string {
+	data, _ := json.Marshal(gotest.Event{Action: action, Test: test, Output: output})
+	return string(data)
+}
+
+// The evidence rule, on canned runs of a suite whose baseline ran TestA
+// and TestB.
+func TestClassify_EvidenceRule(t *testing.T) {
+	expected := []string{"TestA", "TestB"}
+	passA := []string{ev("run", "TestA", ""), ev("pass", "TestA", "")}
+	tests := []struct {
+		name     string
+		res      *gotest.Result
+		timedOut bool
+		status   report.Status
+		failed   []string
+		reason   string
+		message  string // of the first failure
+	}{
+		{"AFailedTestKills", events(t, 1, "", append(passA,
+			ev("run", "TestB", ""), ev("output", "TestB", "    b_test.go:3: got 1, want 2\n"), ev("fail", "TestB", ""), ev("fail", "", ""))...),
+			false, report.Killed, []string{"TestB"}, "", "b_test.go:3: got 1, want 2"},
+		{"EveryTestPassedSurvives", events(t, 0, "", append(passA, ev("run", "TestB", ""), ev("pass", "TestB", ""), ev("pass", "", ""))...),
+			false, report.Survived, nil, "", ""},
+		{"AFakeTimeoutLineIsOnlyOutput", events(t, 0, "", append(passA, ev("run", "TestB", ""),
+			ev("output", "TestB", "panic: test timed out after 1s\n"), ev("pass", "TestB", ""), ev("pass", "", ""))...),
+			false, report.Survived, nil, "", ""},
+		{"ExitAtInitCrashed", events(t, 0, ""), false, report.Crashed, nil, "the test binary exited with status 0 before any test ran", ""},
+		{"NoTestFilesIsNoKill", events(t, 0, "", ev("output", "", "testing: warning: no tests to run\n"), ev("pass", "", "")),
+			false, report.Crashed, nil, "the test binary exited with status 0 before any test ran", ""},
+		{"ExitBetweenTestsCrashed", events(t, 1, "", passA...),
+			false, report.Crashed, nil, "the test binary exited with status 1 between tests: 1 of 2 never ran, TestB first", ""},
+		{"FailingAfterEveryTestPassedCrashed", events(t, 1, "", append(passA, ev("run", "TestB", ""), ev("pass", "TestB", ""), ev("fail", "", ""))...),
+			false, report.Crashed, nil, "the test binary exited with status 1 after every test passed", ""},
+		{"DyingWhileATestRunsKillsItNamed", events(t, -1, "segmentation fault", append(passA, ev("run", "TestB", ""))...),
+			false, report.Killed, []string{"TestB"}, "", "the test binary was killed by signal segmentation fault while this test ran"},
+		{"HangIsATimeout", events(t, -1, "killed", append(passA, ev("run", "TestB", ""))...),
+			true, report.Timeout, nil, "stopped at the limit of 5s while TestB ran", ""},
+		{"AFailureBeforeAHangKills", events(t, -1, "killed", ev("run", "TestA", ""), ev("fail", "TestA", ""), ev("run", "TestB", "")),
+			true, report.Killed, []string{"TestA"}, "after these failed, stopped at the limit of 5s", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.res.TimedOut = tc.timedOut
+			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
+			classify(&r, tc.res, expected, 5*time.Second)
+			if r.Status != tc.status || !slices.Equal(r.FailedTests, append([]string{}, tc.failed...)) || r.Reason != tc.reason {
+				t.Fatalf("classify() = %s %v %q; want %s %v %q", r.Status, r.FailedTests, r.Reason, tc.status, tc.failed, tc.reason)
+			}
+			if r.FailedTests == nil || r.Failures == nil {
+				t.Fatalf("FailedTests, Failures = %v, %v; want lists, never nil", r.FailedTests, r.Failures)
+			}
+			if tc.message != "" && r.Failures[0].Message != tc.message {
+				t.Errorf("message = %q, want %q", r.Failures[0].Message, tc.message)
+			}
+		})
+	}
+}

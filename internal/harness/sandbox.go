@@ -1,0 +1,128 @@
+package harness
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// sandbox is the private world of one run of a test binary: a copy of the
+// package directory, at the package's place in an otherwise empty mirror
+// of the module, which is the binary's working directory; and a HOME and a
+// TMPDIR of its own. A test that deletes its testdata, writes a file next
+// to its source or opens "../x.db" changes its own copy only, never the
+// source tree nor the copy of another run.
+type sandbox struct {
+	root string // everything of the run is under it
+	pkg  string // the copy of the package directory
+	home string
+	tmp  string
+}
+
+// newSandbox makes a sandbox for a run under dir.
+func (p *Prepared) newSandbox(dir string) (*sandbox, error) {
+	sb := &sandbox{
+		root: dir,
+		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.Target.Rel)),
+		home: filepath.Join(dir, "home"),
+		tmp:  filepath.Join(dir, "tmp"),
+	}
+	for _, d := range []string{sb.home, sb.tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := copyPackageDir(p.Target.Dir, sb.pkg); err != nil {
+		return nil, err
+	}
+	return sb, nil
+}
+
+// env returns the environment a binary runs with in the sandbox: HOME,
+// TMPDIR and the XDG directories in it, and the go command's caches where
+// they are for mutate, so that a test that runs go does not start cold.
+func (sb *sandbox) env(goEnv map[string]string) []string {
+	env := []string{
+		"HOME=" + sb.home,
+		"TMPDIR=" + sb.tmp,
+		"XDG_CACHE_HOME=" + filepath.Join(sb.home, ".cache"),
+		"XDG_CONFIG_HOME=" + filepath.Join(sb.home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(sb.home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(sb.home, ".local", "state"),
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		if v := goEnv[k]; v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// clean replaces the sandbox's paths in s, which a test printed, with what
+// they stand for: $TMPDIR, $HOME, and paths relative to the package
+// directory. Messages then read the same from run to run and say nothing
+// of where mutate keeps its files.
+func (sb *sandbox) clean(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.NewReplacer(
+		sb.tmp, "$TMPDIR",
+		sb.home, "$HOME",
+		sb.pkg+string(filepath.Separator), "",
+		sb.pkg, ".",
+		sb.root, "$SANDBOX",
+	).Replace(s)
+}
+
+// copyPackageDir copies the files of the package directory src into dst:
+// its regular files and every subdirectory that holds no package of its
+// own (testdata among them; a directory with Go files outside testdata,
+// or with a go.mod, is another package).
+func copyPackageDir(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if path != src && (d.Name() == ".git" || d.Name() == "vendor" || isOtherPackage(path)) {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+}
+
+// isOtherPackage reports whether the directory dir, below a package
+// directory, holds a package or module of its own. Directories named
+// testdata never do: go ignores them.
+func isOtherPackage(dir string) bool {
+	if filepath.Base(dir) == "testdata" || strings.Contains(filepath.ToSlash(dir), "/testdata/") {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && (e.Name() == "go.mod" || strings.HasSuffix(e.Name(), ".go")) {
+			return true
+		}
+	}
+	return false
+}

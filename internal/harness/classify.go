@@ -129,4 +129,3 @@ func describe(r report.Mutant) string {
 	}
 	return string(r.Status)
 }
-

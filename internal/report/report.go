@@ -79,11 +79,11 @@ type Mutant struct {
 	Failures    []Failure `json:"failures"`     // one per failed test, in the same order; never null
 	// Reason says, for a crashed or timed-out mutant, how its run ended;
 	// Running names the tests that had started and not finished then.
-	Reason  string   `json:"reason,omitempty"`
-	Running []string `json:"running,omitempty"`
-	Output  string   `json:"output,omitempty"` // the compiler's messages, or the binary's output outside any test
-	Seconds     float64   `json:"seconds"`      // wall clock of its build, if it had its own, and its test run
-	TestSeconds float64   `json:"test_seconds"` // of which the test binary ran
+	Reason      string   `json:"reason,omitempty"`
+	Running     []string `json:"running,omitempty"`
+	Output      string   `json:"output,omitempty"` // the compiler's messages, or the binary's output outside any test
+	Seconds     float64  `json:"seconds"`          // wall clock of its build, if it had its own, and its test run
+	TestSeconds float64  `json:"test_seconds"`     // of which the test binary ran
 }
 
 // AddFailure records that test failed under m, with its message.

@@ -68,14 +68,24 @@ const runSummary = `Run the unmutated suite (the baseline), then the suite once 
 print the kill matrix: which tests failed under each mutant. Progress goes to
 stderr, the result to stdout.
 
-Statuses:
-  killed        at least one test failed under the mutant
-  survived      every test passed: the suite cannot tell it from the reference
-  timeout       its test run exceeded the limit
-  build-failed  it does not compile: a defect of the mutant, never a kill
+Statuses (a verdict rests on the test binary's events, never on its output):
+  killed        a test failed, or the test binary died while a test ran
+                (that test is named, with how the binary ended)
+  survived      every test of the baseline ran and passed: the suite cannot
+                tell the mutant from the reference
+  crashed       the binary ended before every test ran, with none failing and
+                none running (an exit at init, in TestMain, between tests), or
+                failed after every test passed: detected, but by no test
+  timeout       the binary was still running at the limit and was stopped
+                (10x the baseline's test run plus 5s, or -timeout)
+  build-failed  the mutant is not valid Go: a defect of the mutant, never a kill
 
-Exit codes: 0 every mutant killed; 1 some mutant survived; 3 some mutant
-timed out and none survived; 2 a usage, input or harness error.`
+Every test binary runs in a private copy of its package directory, with a
+HOME and TMPDIR of its own; the source tree is checked after every run, and
+a change stops the run (exit 2).
+
+Exit codes: 0 every mutant killed or crashed; 1 some mutant survived; 3 some
+mutant timed out and none survived; 2 a usage, input or harness error.`
 
 // commands maps each command's name to the function that runs it. A
 // command returns its exit code, and an error to print; see exitCode.

@@ -53,7 +53,7 @@ func (c Compile) Build(ctx context.Context, out string) error {
 	cmd.Stdout = &stdout
 	stderr := &Lines{Fn: c.Stderr}
 	cmd.Stderr = stderr
-	runErr := cmd.Run()
+	runErr := run(cmd)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -141,7 +141,7 @@ func Env(ctx context.Context, goCmd string, names ...string) (map[string]string,
 	cmd := command(ctx, goCmd, append([]string{"env", "-json"}, names...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := output(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("go env: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}

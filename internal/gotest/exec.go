@@ -24,7 +24,7 @@ func Test2JSON(ctx context.Context, goCmd string) (string, error) {
 	cmd := command(ctx, goCmd, "tool", "-n", "test2json")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := output(cmd)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, strings.TrimSpace(stderr.String()))
 	}
@@ -76,7 +76,7 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 	var convErr bytes.Buffer
 	conv.Stderr = &convErr
-	if err := conv.Start(); err != nil {
+	if err := start(conv); err != nil {
 		outW.Close()
 		return nil, fmt.Errorf("start test2json: %w", err)
 	}
@@ -87,13 +87,13 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	bin.Env = append(os.Environ(), e.Env...)
 	bin.Stdout, bin.Stderr = outW, outW
 	setProcAttr(bin)
-	start := time.Now()
-	err = bin.Start()
+	begin := time.Now()
+	err = start(bin)
 	outW.Close() // the binary and what it starts hold the only write ends
 	if err != nil {
 		convIn.Close()
 		io.Copy(io.Discard, convOut)
-		conv.Wait()
+		wait(conv)
 		return nil, fmt.Errorf("start %s: %w", e.Binary, err)
 	}
 
@@ -109,7 +109,7 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	go func() {
 		parsed <- decode(convOut, func(ev Event) {
 			if ev.Test != "" {
-				lastEvent.Store(int64(time.Since(start)))
+				lastEvent.Store(int64(time.Since(begin)))
 			}
 			p.add(ev)
 			if e.OnEvent != nil {
@@ -145,10 +145,15 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	// started in its group outlives it, and the group cannot be another's.
 	killGroup(bin.Process)
 	<-exited
-	if !reaped {
-		waitErr = bin.Wait()
+	if reaped {
+		forget(bin)
+	} else {
+		waitErr = wait(bin)
 	}
-	wall := time.Since(start)
+	wall := time.Since(begin)
+	// What the binary started outside its group, such as a process in a
+	// session of its own, is reparented here by now: kill it too.
+	SweepOrphans()
 
 	select {
 	case <-copied:
@@ -157,7 +162,7 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 		<-copied
 	}
 	decodeErr := <-parsed
-	convWaitErr := conv.Wait()
+	convWaitErr := wait(conv)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -176,22 +176,37 @@ func (r *Result) with(outcome string) []string {
 	return names
 }
 
-// Message returns what test name reported about its failure: its output
-// without the framing lines that the testing package adds, and without the
-// four spaces of indentation that t.Log and t.Error add.
+// Message returns what test name reported about its failure: the lines
+// it logged (t.Log, t.Error, t.Fatal), without the four spaces of
+// indentation the testing package gives them, and a panic or fatal error
+// with its trace. Other lines credited to the test, such as what a process
+// it started printed, may belong to another test that ran at the same
+// time (test2json cannot tell), and are left out unless the test logged
+// nothing at all.
 func (r *Result) Message(name string) string {
 	t := r.Tests[name]
 	if t == nil {
 		return ""
 	}
-	var lines []string
+	var logged, all []string
+	crashing := false
 	for _, l := range t.Output {
 		if isFraming(l) {
 			continue
 		}
-		lines = append(lines, strings.TrimPrefix(l, "    "))
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			crashing = true
+		}
+		line := strings.TrimPrefix(l, "    ")
+		all = append(all, line)
+		if crashing || strings.HasPrefix(l, "    ") {
+			logged = append(logged, line)
+		}
 	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	if len(logged) == 0 {
+		logged = all
+	}
+	return strings.TrimRight(strings.Join(logged, "\n"), "\n")
 }
 
 // isFraming reports whether l is a line that the testing package writes

@@ -116,3 +116,39 @@ func TestParse_PanicFailsOnlyThePanickingTest(t *testing.T) {
 		t.Fatalf("Message(TestPanics) = %q, want the panic", res.Message("TestPanics"))
 	}
 }
+
+// A line that a test did not log, such as what a process it started
+// printed, can be another test's; the message keeps the test's own lines
+// and a panic, and falls back to everything only when nothing was logged.
+func TestMessage_KeepsLoggedLinesAndPanics(t *testing.T) {
+	res, err := Parse(strings.NewReader(`{"Action":"run","Test":"TestA"}
+{"Action":"output","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"output","Test":"TestA","Output":"child of TestB says hello\n"}
+{"Action":"output","Test":"TestA","Output":"    a_test.go:9: got 1\n"}
+{"Action":"output","Test":"TestA","Output":"        want 2\n"}
+{"Action":"output","Test":"TestA","Output":"--- FAIL: TestA (0.00s)\n"}
+{"Action":"fail","Test":"TestA"}
+{"Action":"run","Test":"TestP"}
+{"Action":"output","Test":"TestP","Output":"    p_test.go:3: before\n"}
+{"Action":"output","Test":"TestP","Output":"--- FAIL: TestP (0.00s)\n"}
+{"Action":"output","Test":"TestP","Output":"panic: boom [recovered]\n"}
+{"Action":"output","Test":"TestP","Output":"goroutine 7 [running]:\n"}
+{"Action":"fail","Test":"TestP"}
+{"Action":"run","Test":"ExampleX"}
+{"Action":"output","Test":"ExampleX","Output":"got:\n"}
+{"Action":"output","Test":"ExampleX","Output":"1\n"}
+{"Action":"fail","Test":"ExampleX"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"TestA":    "a_test.go:9: got 1\n    want 2",
+		"TestP":    "p_test.go:3: before\npanic: boom [recovered]\ngoroutine 7 [running]:",
+		"ExampleX": "got:\n1",
+	} {
+		if got := res.Message(name); got != want {
+			t.Errorf("Message(%s) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -59,6 +59,9 @@ type Baseline struct {
 	Result   *gotest.Result
 	Wall     time.Duration // of the test binary's run, without its build
 	switched *switchedBuild
+	// invalid holds, by id, the compiler's messages for each mutant that
+	// is not valid Go on its own: build-failed in either mode.
+	invalid map[string]string
 }
 
 // RunBaseline builds and runs the unmutated suite, and runs it once more
@@ -77,13 +80,21 @@ func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 		pr.Phase("building the test binary")
 	}
 	var (
-		sb *switchedBuild
-		wg sync.WaitGroup
+		sb  *switchedBuild
+		wg  sync.WaitGroup
+		bin string
+		err error
 	)
-	if switching {
-		wg.Go(func() { sb = buildSwitched(ctx, cfg, p) })
+	wg.Go(func() { bin, err = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil) })
+	invalid := p.typeCheck(ctx, cfg)
+	for _, a := range p.Applied {
+		if msgs, ok := invalid[a.Mutant.ID]; ok {
+			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, firstLine(msgs))
+		}
 	}
-	bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil)
+	if switching {
+		sb = buildSwitched(ctx, cfg, p, invalid)
+	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -113,10 +124,10 @@ func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 		return nil, err
 	}
 	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
-	b := &Baseline{Result: res, Wall: seconds(res.Wall), switched: sb}
+	b := &Baseline{Result: res, Wall: seconds(res.Wall), switched: sb, invalid: invalid}
 	if sb != nil && sb.err == nil {
 		for _, a := range p.Applied {
-			if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok {
+			if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
 				pr.Printf("%s: a build of its own: %s", a.Mutant.ID, why)
 			}
 		}

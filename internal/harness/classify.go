@@ -21,6 +21,11 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		Build: string(ModeOverlay),
 	}
 	start := time.Now()
+	if msgs, ok := b.invalid[a.Mutant.ID]; ok {
+		r.Status, r.Output = report.BuildFailed, msgs
+		r.Seconds = time.Since(start).Seconds()
+		return r, nil
+	}
 	bin, env := "", []string(nil)
 	if sb := b.switched; sb.switched(a.Mutant.ID) {
 		r.Build = string(ModeSwitch)

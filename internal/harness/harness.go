@@ -15,7 +15,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -83,7 +82,8 @@ type Prepared struct {
 	test2json string            // the test2json program
 	goEnv     map[string]string // go env GOVERSION, GOCACHE, GOMODCACHE, GOPATH
 	tree      *fingerprint      // the module's files before anything ran
-	tmp       string
+	scratch   *scratch
+	tmp       string // the scratch directory
 }
 
 // Prepare locates the package and applies every mutant, so that a mutant
@@ -111,18 +111,21 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 		}
 		p.Applied = append(p.Applied, a)
 	}
-	if p.tmp, err = os.MkdirTemp(ScratchDir(), "mutate-"); err != nil {
+	if p.scratch, err = newScratch(); err != nil {
 		return nil, err
 	}
+	p.tmp = p.scratch.dir
 	return p, nil
 }
 
-// Close removes the temporary files of the runs.
+// Close kills what the runs' tests may have left running and removes the
+// temporary files of the runs.
 func (p *Prepared) Close() error {
-	if p.tmp == "" {
+	gotest.SweepOrphans()
+	if p.scratch == nil {
 		return nil
 	}
-	return os.RemoveAll(p.tmp)
+	return p.scratch.remove()
 }
 
 // RelFile returns the path of a's file relative to the module root, with

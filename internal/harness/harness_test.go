@@ -33,7 +33,7 @@ func TestSwitched_LeaseCompilesWithEveryMutantSwitchedIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	sb := buildSwitched(ctx, cfg, p)
+	sb := buildSwitched(ctx, cfg, p, nil)
 	if sb.err != nil || sb.bin == "" {
 		t.Fatalf("buildSwitched() = %+v", sb)
 	}
@@ -50,12 +50,25 @@ func writeModule(t *testing.T) string {
 		"go.mod": "module example.com/calc\n\ngo 1.26\n",
 		"calc.go": `package calc
 
+// size is a constant: a switched build turns it into a variable, which
+// cannot size an array.
+const size = 3
+
+var table [size]int
+
 func Max(a, b int) int {
 	if a > b {
 		return a
 	}
 	return b
 }
+
+func Double(x int) int {
+	y := x * 2
+	return y
+}
+
+func Size() int { return len(table) }
 `,
 		"calc_test.go": `package calc
 
@@ -64,6 +77,18 @@ import "testing"
 func TestMax(t *testing.T) {
 	if Max(1, 2) != 2 || Max(3, 1) != 3 {
 		t.Fatal("Max is wrong")
+	}
+}
+
+func TestDouble(t *testing.T) {
+	if Double(2) != 4 {
+		t.Fatal("Double is wrong")
+	}
+}
+
+func TestSize(t *testing.T) {
+	if Size() != 3 {
+		t.Fatal("Size is wrong")
 	}
 }
 `,
@@ -76,15 +101,11 @@ func TestMax(t *testing.T) {
 	return dir
 }
 
-// A mutant whose switched form does not compile falls back to a build of
-// its own, where it is build-failed; the others still share one build.
-func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
+// runModule runs ms on the module of writeModule in mode.
+func runModule(t *testing.T, mode Mode, ms []*mutants.Mutant) *report.Report {
+	t.Helper()
 	ctx := t.Context()
-	ms := []*mutants.Mutant{
-		{ID: "flipped", Target: "Max", Kind: mutants.Expr, Find: "a > b", Replace: "a < b"},
-		{ID: "broken", Target: "Max", Kind: mutants.Stmt, Find: "return a", Replace: `return "a"`},
-	}
-	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: ModeSwitch, Jobs: 2}
+	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2}
 	p, err := Prepare(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -94,10 +115,14 @@ func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)
 	}
-	want := []report.Mutant{
-		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
-		{ID: "broken", Status: report.BuildFailed, Build: string(ModeOverlay), FailedTests: []string{}},
+	if rep.Mode != string(mode) {
+		t.Errorf("Mode = %q, want %s", rep.Mode, mode)
 	}
+	return rep
+}
+
+func checkMutants(t *testing.T, rep *report.Report, want []report.Mutant) {
+	t.Helper()
 	for i, w := range want {
 		got := rep.Mutants[i]
 		if got.ID != w.ID || got.Status != w.Status || got.Build != w.Build || !slices.Equal(got.FailedTests, w.FailedTests) {
@@ -105,8 +130,34 @@ func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
 				got.ID, got.Status, got.Build, got.FailedTests, w.ID, w.Status, w.Build, w.FailedTests)
 		}
 	}
-	if rep.Mode != string(ModeSwitch) {
-		t.Errorf("Mode = %q, want switch", rep.Mode)
+}
+
+// A mutant whose switched form does not compile, though it does on its
+// own, falls back to a build of its own; the others still share one build.
+func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
+	rep := runModule(t, ModeSwitch, []*mutants.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutants.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "size", Target: "size", Kind: mutants.Expr, Find: "3", Replace: "4"},
+	})
+	checkMutants(t, rep, []report.Mutant{
+		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
+		{ID: "size", Status: report.Killed, Build: string(ModeOverlay), FailedTests: []string{"TestSize"}},
+	})
+}
+
+// A mutant that is not valid Go on its own (here it leaves y unused) is
+// build-failed in both modes, with the compiler's message at its real
+// place, though its switched form, which still uses y, would compile.
+func TestRunMutants_InvalidMutantIsBuildFailedInBothModes(t *testing.T) {
+	ms := []*mutants.Mutant{{ID: "unused", Target: "Double", Kind: mutants.Stmt, Find: "return y", Replace: "return x * 2"}}
+	for _, mode := range []Mode{ModeSwitch, ModeOverlay} {
+		t.Run(string(mode), func(t *testing.T) {
+			rep := runModule(t, mode, ms)
+			checkMutants(t, rep, []report.Mutant{{ID: "unused", Status: report.BuildFailed, Build: string(ModeOverlay), FailedTests: []string{}}})
+			if got, want := rep.Mutants[0].Output, "calc.go:17:2: declared and not used: y"; got != want {
+				t.Errorf("Output = %q, want %q", got, want)
+			}
+		})
 	}
 }
 

@@ -4,7 +4,87 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
+
+// scratch is the directory of one mutate process's temporary files, under
+// ScratchDir. It holds a lock file that the process keeps locked while it
+// lives: the system releases the lock when it dies, however it dies, and
+// the next mutate to start removes what it left (see cleanStale).
+type scratch struct {
+	dir  string
+	lock *os.File
+}
+
+// newScratch removes what dead mutate processes left in ScratchDir and
+// makes a scratch directory there.
+func newScratch() (*scratch, error) {
+	root := ScratchDir()
+	cleanStale(root)
+	dir, err := os.MkdirTemp(root, "mutate-")
+	if err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if !tryLock(lock) {
+		lock.Close()
+		os.RemoveAll(dir)
+		return nil, &os.PathError{Op: "lock", Path: lock.Name(), Err: os.ErrExist}
+	}
+	return &scratch{dir: dir, lock: lock}, nil
+}
+
+// remove removes the scratch directory and releases its lock.
+func (s *scratch) remove() error {
+	err := os.RemoveAll(s.dir)
+	s.lock.Close()
+	return err
+}
+
+// staleAge is how old a scratch directory without a lock file must be to
+// be taken for a dead process's: younger, it may be one that a live
+// process has just made.
+const staleAge = time.Hour
+
+// cleanStale removes the scratch directories under root whose mutate
+// process is gone, after killing any process still running inside them (a
+// test binary or what it started, left by a mutate that was killed with
+// SIGKILL).
+func cleanStale(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "mutate-") {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+		if err != nil {
+			info, err := e.Info()
+			if err != nil || time.Since(info.ModTime()) < staleAge {
+				continue
+			}
+		} else {
+			free := tryLock(lock)
+			if !free {
+				lock.Close()
+				continue // its mutate is running
+			}
+		}
+		killInside(dir)
+		os.RemoveAll(dir)
+		if lock != nil {
+			lock.Close()
+		}
+	}
+}
 
 // ScratchDir returns where runs keep their temporary files: $MUTATE_TMPDIR
 // if set, else /dev/shm where it is a writable directory that may hold and

@@ -1,6 +1,12 @@
 package harness
 
-import "syscall"
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
 
 // minScratch is the free space a scratch directory needs: a few test
 // binaries of a package like lease, linked at once.
@@ -15,4 +21,27 @@ func roomy(dir string) bool {
 	}
 	const noexec = 0x8 // ST_NOEXEC
 	return st.Flags&noexec == 0 && st.Bavail*uint64(st.Bsize) >= minScratch
+}
+
+// killInside kills every process whose program or working directory is
+// under dir.
+func killInside(dir string) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	prefix := dir + string(filepath.Separator)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		for _, link := range []string{"exe", "cwd"} {
+			target, err := os.Readlink(filepath.Join("/proc", e.Name(), link))
+			if err == nil && strings.HasPrefix(strings.TrimSuffix(target, " (deleted)")+string(filepath.Separator), prefix) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+		}
+	}
 }

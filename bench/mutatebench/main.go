@@ -11,7 +11,8 @@
 //   - re-run:   mutate run again with nothing changed (from the cache);
 //
 // and it reports the medians, their ratios to the baseline, how much the
-// mutants' runs overlap, and where one mutant's own build and run go.
+// mutants' runs overlap, and where one mutant's own build and run go. It
+// fails if the two modes give different kill matrices.
 //
 // Run it from the module root: go run ./bench/mutatebench [-rounds N].
 package main
@@ -108,6 +109,9 @@ func run(rounds int) error {
 				ov, ovRep = append(ov, d), rep
 			}
 		}
+		if err := sameMatrix(ovRep, swRep); err != nil {
+			return fmt.Errorf("round %d: overlay and switch mode disagree: %w", r+1, err)
+		}
 		// Nothing has changed since the switch run: the cache answers.
 		rep, d, err := b.mutateRun()
 		if err != nil {
@@ -198,6 +202,21 @@ func (b *bench) mutateRun(args ...string) (*report.Report, float64, error) {
 		return nil, 0, fmt.Errorf("mutate run %v: %s", args, rep.Summary)
 	}
 	return &rep, d, nil
+}
+
+// sameMatrix returns an error unless a and b hold the same mutants with the
+// same statuses and failed tests: the two modes must give one verdict.
+func sameMatrix(a, b *report.Report) error {
+	if len(a.Mutants) != len(b.Mutants) {
+		return fmt.Errorf("%d mutants, then %d", len(a.Mutants), len(b.Mutants))
+	}
+	for i, m := range a.Mutants {
+		n := b.Mutants[i]
+		if m.ID != n.ID || m.Status != n.Status || !slices.Equal(m.FailedTests, n.FailedTests) {
+			return fmt.Errorf("%s %s %v, then %s %s %v", m.ID, m.Status, m.FailedTests, n.ID, n.Status, n.FailedTests)
+		}
+	}
+	return nil
 }
 
 func (b *bench) time(cmd *exec.Cmd) (float64, error) {

@@ -45,7 +45,8 @@ type buildEvent struct {
 // means go could not do what it was asked (no such package, a module that
 // cannot load).
 func (c Compile) Build(ctx context.Context, out string) error {
-	args := append([]string{"test", "-c", "-json", "-o", out}, c.Flags...)
+	// vet says nothing about a mutant's verdict.
+	args := append([]string{"test", "-c", "-json", "-vet=off", "-o", out}, c.Flags...)
 	cmd := command(ctx, c.Go, append(args, c.Package)...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,29 +33,25 @@ func writeModule(t *testing.T, test string) string {
 	return dir
 }
 
-// built writes a module with the given test file and builds its test
-// binary; it returns an Exec of it.
-func built(t *testing.T, test string) Exec {
-	t.Helper()
-	dir := writeModule(t, test)
-	bin := filepath.Join(t.TempDir(), "m.test")
-	if err := (Compile{Dir: dir, Package: "."}).Build(t.Context(), bin); err != nil {
-		t.Fatalf("Build() error = %v", err)
-	}
-	t2j, err := Test2JSON(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Exec{Test2JSON: t2j, Binary: bin, Dir: dir, ImportPath: "example.com/m"}
-}
-
-func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
-	e := built(t, `package m
+// fixtureTests is the test file of the module that the tests of Exec run,
+// built once; each test picks its test with -test.run and its behaviour
+// with the environment.
+const fixtureTests = `package m
 
 import (
 	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
 	"testing"
+	"time"
 )
+
+func init() {
+	if os.Getenv("EXIT_AT_INIT") != "" {
+		os.Exit(3)
+	}
+}
 
 func TestTwo(t *testing.T) {
 	t.Run("sub", func(t *testing.T) {
@@ -63,7 +60,83 @@ func TestTwo(t *testing.T) {
 		}
 	})
 }
-`)
+
+// TestHang starts a child in its process group, whose pid goes to
+// $PID_FILE.child, records its own pid in $PID_FILE, then hangs unless
+// $PASS is set.
+func TestHang(t *testing.T) {
+	child := exec.Command("sleep", "1000")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(os.Getenv("PID_FILE")+".child", []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	if os.Getenv("PASS") == "" {
+		time.Sleep(time.Hour)
+	}
+}
+
+// TestLeaves starts a child that ignores SIGTERM, in a session of its own,
+// records its pid in $PID_FILE and passes.
+func TestLeaves(t *testing.T) {
+	child := exec.Command("sh", "-c", "trap '' TERM; sleep 1000")
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+}
+`
+
+var fixture struct {
+	once sync.Once
+	exec Exec
+	err  error
+}
+
+// fixtureDir holds the fixture module and its test binary; TestMain
+// removes it.
+var fixtureDir string
+
+// built returns an Exec of the fixture module's test binary, running only
+// test.
+func built(t *testing.T, test string) Exec {
+	t.Helper()
+	fixture.once.Do(func() {
+		dir := filepath.Join(fixtureDir, "m")
+		files := map[string]string{
+			"go.mod":    "module example.com/m\n\ngo 1.26\n",
+			"m.go":      "package m\n\nfunc Two() int { return 2 }\n",
+			"m_test.go": fixtureTests,
+		}
+		for name, body := range files {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				fixture.err = err
+				return
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				fixture.err = err
+				return
+			}
+		}
+		bin := filepath.Join(fixtureDir, "m.test")
+		if err := (Compile{Dir: dir, Package: "."}).Build(context.Background(), bin); err != nil {
+			fixture.err = err
+			return
+		}
+		t2j, err := Test2JSON(context.Background(), "")
+		fixture.exec, fixture.err = Exec{Test2JSON: t2j, Binary: bin, Dir: dir, ImportPath: "example.com/m"}, err
+	})
+	if fixture.err != nil {
+		t.Fatalf("building the fixture: %v", fixture.err)
+	}
+	e := fixture.exec
+	e.Args = []string{"-test.run=^" + test + "$"}
+	return e
+}
+
+func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
+	e := built(t, "TestTwo")
 	var events []string
 	e.OnEvent = func(ev Event) {
 		if ev.Test != "" && ev.Action != "output" {
@@ -89,23 +162,14 @@ func TestTwo(t *testing.T) {
 	if res.Passed || res.ExitCode != 1 || strings.Join(res.Failed(), ",") != "TestTwo,TestTwo/sub" {
 		t.Fatalf("Run(BREAK) passed %v, exit %d, failed %v; want TestTwo and TestTwo/sub to fail", res.Passed, res.ExitCode, res.Failed())
 	}
-	if got, want := res.Message("TestTwo/sub"), "m_test.go:11: Two() = 2, broken"; got != want {
+	if got, want := res.Message("TestTwo/sub"), "m_test.go:21: Two() = 2, broken"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
 	}
 }
 
 func TestExec_ExitAtInitRunsNoTest(t *testing.T) {
-	e := built(t, `package m
-
-import (
-	"os"
-	"testing"
-)
-
-func init() { os.Exit(3) }
-
-func TestTwo(t *testing.T) {}
-`)
+	e := built(t, "TestTwo")
+	e.Env = []string{"EXIT_AT_INIT=1"}
 	res, err := e.Run(t.Context())
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)
@@ -114,32 +178,6 @@ func TestTwo(t *testing.T) {}
 		t.Fatalf("Run() = exit %d, passed %v, tests %v; want exit 3 and no test", res.ExitCode, res.Passed, res.Names())
 	}
 }
-
-// hangTest records its pid in $PID_FILE and starts a child in its own
-// process group, whose pid goes to $PID_FILE.child, then hangs unless
-// $PASS is set.
-const hangTest = `package m
-
-import (
-	"os"
-	"os/exec"
-	"strconv"
-	"testing"
-	"time"
-)
-
-func TestHang(t *testing.T) {
-	child := exec.Command("sleep", "1000")
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(os.Getenv("PID_FILE")+".child", []byte(strconv.Itoa(child.Process.Pid)), 0o644)
-	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
-	if os.Getenv("PASS") == "" {
-		time.Sleep(time.Hour)
-	}
-}
-`
 
 // readPid returns the pid in file, or 0 if the file is not there.
 func readPid(t *testing.T, file string) int {
@@ -162,7 +200,7 @@ func readPid(t *testing.T, file string) int {
 // before. When it passes, the binary and everything in its process group
 // are killed, and the tests that were running are known.
 func TestExec_DeadlineKillsTheWholeProcessGroup(t *testing.T) {
-	e := built(t, hangTest)
+	e := built(t, "TestHang")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	e.Env = []string{"PID_FILE=" + pidFile}
 	// A loaded machine may not even start the binary within a short
@@ -191,7 +229,7 @@ func TestExec_DeadlineKillsTheWholeProcessGroup(t *testing.T) {
 
 // A binary that passes leaves nothing running either.
 func TestExec_KillsTheProcessGroupAfterANormalExit(t *testing.T) {
-	e := built(t, hangTest)
+	e := built(t, "TestHang")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	e.Env = []string{"PID_FILE=" + pidFile, "PASS=1"}
 	res, err := e.Run(t.Context())
@@ -207,7 +245,7 @@ func TestExec_KillsTheProcessGroupAfterANormalExit(t *testing.T) {
 }
 
 func TestExec_CancelledContext(t *testing.T) {
-	e := built(t, hangTest)
+	e := built(t, "TestHang")
 	e.Env = []string{"PID_FILE=" + filepath.Join(t.TempDir(), "pid")}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

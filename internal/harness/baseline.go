@@ -69,9 +69,6 @@ type Baseline struct {
 // *BaselineError. In switch mode it builds the switched test binary at the
 // same time, and runs it with no mutant active beside the baseline.
 func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
-	if err := p.setUp(ctx, cfg); err != nil {
-		return nil, err
-	}
 	pr := cfg.Progress
 	switching := cfg.mode() == ModeSwitch
 	if switching {
@@ -79,25 +76,34 @@ func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 	} else {
 		pr.Phase("building the test binary")
 	}
+	// The builds, the type check of the mutants and the set-up go on at
+	// the same time. The switched build may hold a mutant that the type
+	// check finds invalid: such a mutant never runs, in either mode.
 	var (
-		sb  *switchedBuild
-		wg  sync.WaitGroup
-		bin string
-		err error
+		sb       *switchedBuild
+		wg       sync.WaitGroup
+		bin      string
+		err      error
+		setUpErr error
+		invalid  map[string]string
 	)
 	wg.Go(func() { bin, err = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil) })
-	invalid := p.typeCheck(ctx, cfg)
+	wg.Go(func() { setUpErr = p.setUp(ctx, cfg) })
+	if switching {
+		wg.Go(func() { sb = buildSwitched(ctx, cfg, p) })
+	}
+	invalid = p.typeCheck(ctx, cfg)
 	for _, a := range p.Applied {
 		if msgs, ok := invalid[a.Mutant.ID]; ok {
 			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, firstLine(msgs))
 		}
 	}
-	if switching {
-		sb = buildSwitched(ctx, cfg, p, invalid)
-	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if setUpErr != nil {
+		return nil, setUpErr
 	}
 	if err != nil {
 		var be *gotest.BuildError

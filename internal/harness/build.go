@@ -83,11 +83,8 @@ var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):\d+: `)
 // the build fails, the mutants whose switches the compiler's messages point
 // at are left out and the build is tried again; messages that point at no
 // switch leave every mutant out.
-func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[string]string) *switchedBuild {
+func buildSwitched(ctx context.Context, cfg Config, p *Prepared) *switchedBuild {
 	exclude := map[string]string{}
-	for id := range invalid {
-		exclude[id] = "not valid Go on its own"
-	}
 	for attempt := 0; ; attempt++ {
 		sw, err := p.Package.Switch(cfg.Mutants, exclude)
 		if err != nil {

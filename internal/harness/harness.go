@@ -14,9 +14,11 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -140,23 +142,27 @@ func (p *Prepared) RelFile(a *mutants.Applied) string {
 
 // setUp resolves, once, what runs need besides go: the test2json
 // program, go's settings, and the fingerprint of the module's files that
-// every run is checked against.
+// every run is checked against. Each is a go or git command or a walk of
+// the tree, so they go on at the same time.
 func (p *Prepared) setUp(ctx context.Context, cfg Config) error {
 	if p.test2json != "" {
 		return nil
 	}
-	path, err := gotest.Test2JSON(ctx, cfg.Go)
-	if err != nil {
-		return err
-	}
-	if p.goEnv, err = gotest.Env(ctx, cfg.Go, "GOVERSION", "GOCACHE", "GOMODCACHE", "GOPATH"); err != nil {
-		return err
-	}
-	if p.tree, err = takeFingerprint(p.Target.ModuleDir, p.Target.Dir); err != nil {
-		return fmt.Errorf("fingerprint of the source tree: %w", err)
-	}
-	p.test2json = path
-	return nil
+	var (
+		wg                    sync.WaitGroup
+		t2jErr, envErr, fpErr error
+	)
+	wg.Go(func() { p.test2json, t2jErr = gotest.Test2JSON(ctx, cfg.Go) })
+	wg.Go(func() {
+		p.goEnv, envErr = gotest.Env(ctx, cfg.Go, "GOVERSION", "GOCACHE", "GOMODCACHE", "GOPATH")
+	})
+	wg.Go(func() {
+		if p.tree, fpErr = takeFingerprint(p.Target.ModuleDir, p.Target.Dir); fpErr != nil {
+			fpErr = fmt.Errorf("fingerprint of the source tree: %w", fpErr)
+		}
+	})
+	wg.Wait()
+	return errors.Join(t2jErr, envErr, fpErr)
 }
 
 // checkTree returns an error if the module's files changed since setUp;

@@ -33,7 +33,7 @@ func TestSwitched_LeaseCompilesWithEveryMutantSwitchedIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	sb := buildSwitched(ctx, cfg, p, nil)
+	sb := buildSwitched(ctx, cfg, p)
 	if sb.err != nil || sb.bin == "" {
 		t.Fatalf("buildSwitched() = %+v", sb)
 	}
@@ -132,29 +132,27 @@ func checkMutants(t *testing.T, rep *report.Report, want []report.Mutant) {
 	}
 }
 
-// A mutant whose switched form does not compile, though it does on its
-// own, falls back to a build of its own; the others still share one build.
-func TestRunMutants_SwitchedFormThatDoesNotCompileFallsBack(t *testing.T) {
-	rep := runModule(t, ModeSwitch, []*mutants.Mutant{
+// The one verdict whatever the mode. A mutant whose switched form does not
+// compile, though it does on its own, falls back to a build of its own in
+// switch mode; one that is not valid Go on its own (it leaves y unused) is
+// build-failed in both modes, with the compiler's message at its real
+// place, though its switched form, which still uses y, would compile; the
+// others share the one switched build.
+func TestRunMutants_OneVerdictWhateverTheMode(t *testing.T) {
+	ms := []*mutants.Mutant{
 		{ID: "flipped", Target: "Max", Kind: mutants.Expr, Find: "a > b", Replace: "a < b"},
 		{ID: "size", Target: "size", Kind: mutants.Expr, Find: "3", Replace: "4"},
-	})
-	checkMutants(t, rep, []report.Mutant{
-		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
-		{ID: "size", Status: report.Killed, Build: string(ModeOverlay), FailedTests: []string{"TestSize"}},
-	})
-}
-
-// A mutant that is not valid Go on its own (here it leaves y unused) is
-// build-failed in both modes, with the compiler's message at its real
-// place, though its switched form, which still uses y, would compile.
-func TestRunMutants_InvalidMutantIsBuildFailedInBothModes(t *testing.T) {
-	ms := []*mutants.Mutant{{ID: "unused", Target: "Double", Kind: mutants.Stmt, Find: "return y", Replace: "return x * 2"}}
+		{ID: "unused", Target: "Double", Kind: mutants.Stmt, Find: "return y", Replace: "return x * 2"},
+	}
 	for _, mode := range []Mode{ModeSwitch, ModeOverlay} {
 		t.Run(string(mode), func(t *testing.T) {
 			rep := runModule(t, mode, ms)
-			checkMutants(t, rep, []report.Mutant{{ID: "unused", Status: report.BuildFailed, Build: string(ModeOverlay), FailedTests: []string{}}})
-			if got, want := rep.Mutants[0].Output, "calc.go:17:2: declared and not used: y"; got != want {
+			checkMutants(t, rep, []report.Mutant{
+				{ID: "flipped", Status: report.Killed, Build: string(mode), FailedTests: []string{"TestMax"}},
+				{ID: "size", Status: report.Killed, Build: string(ModeOverlay), FailedTests: []string{"TestSize"}},
+				{ID: "unused", Status: report.BuildFailed, Build: string(ModeOverlay), FailedTests: []string{}},
+			})
+			if got, want := rep.Mutants[2].Output, "calc.go:17:2: declared and not used: y"; got != want {
 				t.Errorf("Output = %q, want %q", got, want)
 			}
 		})

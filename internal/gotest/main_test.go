@@ -1,0 +1,20 @@
+package gotest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	// As mutate does: what the tests' test binaries leave running comes
+	// back to this process (Linux only).
+	_ = BecomeSubreaper()
+	dir, err := os.MkdirTemp("", "gotest-fixture-")
+	if err != nil {
+		panic(err)
+	}
+	fixtureDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

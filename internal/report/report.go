@@ -192,7 +192,14 @@ func ReadFile(path string) (*Report, error) {
 	if len(r.Mutants) == 0 || len(r.Baseline.TestNames) == 0 {
 		return nil, fmt.Errorf("%s: not a mutate run -json result: no mutants or no baseline tests", path)
 	}
-	for _, m := range r.Mutants {
+	for i := range r.Mutants {
+		m := &r.Mutants[i]
+		if m.FailedTests == nil {
+			m.FailedTests = []string{}
+		}
+		if m.Failures == nil {
+			m.Failures = []Failure{}
+		}
 		if len(m.Failures) != len(m.FailedTests) {
 			return nil, fmt.Errorf("%s: mutant %s has %d failed tests but %d failures", path, m.ID, len(m.FailedTests), len(m.Failures))
 		}

@@ -181,3 +181,19 @@ func TestReadFile_RejectsMisalignedFailures(t *testing.T) {
 		})
 	}
 }
+
+// A result written before failed_tests was always a list reads as one.
+func TestReadFile_NullListsReadAsEmpty(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	data := `{"baseline": {"tests": 1, "test_names": ["TestA"]}, "mutants": [{"id": "m", "status": "killed", "failed_tests": null, "failures": null}]}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadFile(path)
+	if err != nil {
+		t.Fatalf("ReadFile() error = %v", err)
+	}
+	if m := r.Mutants[0]; m.FailedTests == nil || m.Failures == nil {
+		t.Fatalf("FailedTests, Failures = %#v, %#v; want empty lists", m.FailedTests, m.Failures)
+	}
+}

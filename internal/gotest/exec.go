@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,14 @@ func Test2JSON(ctx context.Context, goCmd string) (string, error) {
 	}
 	return path, nil
 }
+
+// RunEnv is the environment variable that carries, into a test binary and
+// everything it starts, the token of its run, by which what it leaves
+// running is told from what other runs do.
+const RunEnv = "MUTATE_RUN"
+
+// runs counts the runs of test binaries, for their tokens.
+var runs atomic.Int64
 
 // Exec is one run of a compiled test binary.
 type Exec struct {
@@ -82,9 +91,10 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 
 	args := append([]string{"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}, e.Args...)
+	token := strconv.FormatInt(runs.Add(1), 10) + "-" + strconv.Itoa(os.Getpid())
 	bin := exec.Command(e.Binary, args...)
 	bin.Dir = e.Dir
-	bin.Env = append(os.Environ(), e.Env...)
+	bin.Env = append(append(os.Environ(), e.Env...), RunEnv+"="+token)
 	bin.Stdout, bin.Stderr = outW, outW
 	setProcAttr(bin)
 	begin := time.Now()
@@ -153,7 +163,7 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	wall := time.Since(begin)
 	// What the binary started outside its group, such as a process in a
 	// session of its own, is reparented here by now: kill it too.
-	SweepOrphans()
+	SweepOrphans(token)
 
 	select {
 	case <-copied:

@@ -1,7 +1,10 @@
 package gotest
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,5 +30,32 @@ func TestExec_KillsWhatATestLeavesInASessionOfItsOwn(t *testing.T) {
 	}
 	if !proctest.Gone(pid, 10*time.Second) {
 		t.Fatalf("process %d, in a session of its own, is still running", pid)
+	}
+}
+
+// A sweep after one run kills what that run left, not what a test binary
+// running beside it started and may still need; the last sweep kills all.
+func TestSweepOrphans_OnlyThoseOfTheRun(t *testing.T) {
+	startOrphan := func(token string) *exec.Cmd {
+		t.Helper()
+		cmd := exec.Command("sleep", "1000")
+		cmd.Env = append(os.Environ(), RunEnv+"="+token)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	mine, other := startOrphan("mine"), startOrphan("other")
+	SweepOrphans("mine")
+	if !proctest.Gone(mine.Process.Pid, 10*time.Second) {
+		t.Errorf("the orphan of the run swept is still running")
+	}
+	if !proctest.Alive(other.Process.Pid) {
+		t.Fatalf("the orphan of another run was killed")
+	}
+	SweepOrphans("")
+	if !proctest.Gone(other.Process.Pid, 10*time.Second) {
+		t.Errorf("the last sweep left an orphan running")
 	}
 }

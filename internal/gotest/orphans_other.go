@@ -11,4 +11,4 @@ func BecomeSubreaper() error {
 }
 
 // SweepOrphans does nothing where orphans go to init.
-func SweepOrphans() {}
+func SweepOrphans(string) {}

@@ -123,7 +123,7 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 // Close kills what the runs' tests may have left running and removes the
 // temporary files of the runs.
 func (p *Prepared) Close() error {
-	gotest.SweepOrphans()
+	gotest.SweepOrphans("")
 	if p.scratch == nil {
 		return nil
 	}

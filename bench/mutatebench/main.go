@@ -1,11 +1,12 @@
-// Command mutatebench measures, in one run, what a mutation run of package
-// lease costs against the test run a learner pays for anyway, in the
-// situation a learner meets most: a test file was just edited, so nothing
-// of the package comes from Go's build cache.
+// Command mutatebench measures, in one run, what a mutation run of the
+// module's catalog costs against the test run a learner pays for anyway, in
+// the situation a learner meets most: a test file was just edited, so
+// nothing of the package comes from Go's build cache.
 //
 // Each round, in a copy of the module (the checkout is never touched):
 //
-//   - baseline: a small test edit, then go test -count=1 ./lease;
+//   - baseline: a small test edit, then go test -count=1 of the catalog's
+//     package;
 //   - switch:   a small test edit, then mutate run (one build for all mutants);
 //   - overlay:  a small test edit, then mutate run -mode=overlay (a build each);
 //   - re-run:   mutate run again with nothing changed (from the cache);
@@ -30,9 +31,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
@@ -54,9 +56,10 @@ func main() {
 
 // bench is a copy of the module and the environment to measure in.
 type bench struct {
-	dir    string   // the copy
-	mutate string   // the mutate binary
-	env    []string // a results cache of its own, Go's build cache as usual
+	dir    string        // the copy
+	set    *exercise.Set // its catalog
+	mutate string        // the mutate binary
+	env    []string      // a results cache of its own, Go's build cache as usual
 	edits  int
 }
 
@@ -68,6 +71,9 @@ func run(rounds int) error {
 	defer os.RemoveAll(tmp)
 	b := &bench{dir: filepath.Join(tmp, "module"), mutate: filepath.Join(tmp, "mutate")}
 	if err := modcopy.Copy(".", b.dir); err != nil {
+		return err
+	}
+	if b.set, err = exercise.Load(b.dir, nil); err != nil {
 		return err
 	}
 	if err := command("go", "build", "-o", b.mutate, "./cmd/mutate").Run(); err != nil {
@@ -86,7 +92,7 @@ func run(rounds int) error {
 		if err := b.editTest(); err != nil {
 			return err
 		}
-		d, err := b.time(b.cmd("go", "test", "-count=1", "./lease"))
+		d, err := b.time(b.cmd("go", "test", "-count=1", b.set.Package))
 		if err != nil {
 			return fmt.Errorf("baseline: %w", err)
 		}
@@ -140,8 +146,8 @@ func run(rounds int) error {
 	}
 
 	bm := median(base)
-	fmt.Printf("after a small test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(mutants.Catalog()))
-	fmt.Printf("  baseline  go test -count=1 ./lease           %6.2fs   1.0x\n", bm)
+	fmt.Printf("after a small test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(b.set.Mutants))
+	fmt.Printf("  baseline  go test -count=1 %-17s %6.2fs   1.0x\n", b.set.Package, bm)
 	fmt.Printf("  switch    mutate run                         %6.2fs  %4.1fx\n", median(sw), median(sw)/bm)
 	fmt.Printf("  overlay   mutate run -mode=overlay           %6.2fs  %4.1fx\n", median(ov), median(ov)/bm)
 	fmt.Printf("unchanged re-run, from the cache:\n")
@@ -166,16 +172,26 @@ func run(rounds int) error {
 }
 
 // editTest makes the small edit a learner makes: a new comment at the end
-// of a test file, which is enough for Go to rebuild the tests.
+// of a test file of the package, which is enough for Go to rebuild the
+// tests.
 func (b *bench) editTest() error {
 	b.edits++
-	path := filepath.Join(b.dir, "lease", "claim_test.go")
+	tests, err := filepath.Glob(filepath.Join(b.pkgDir(), "*_test.go"))
+	if err != nil || len(tests) == 0 {
+		return fmt.Errorf("no test file in %s", b.set.Package)
+	}
+	path := tests[0]
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(f, "\n// edit %d at %d\n", b.edits, time.Now().UnixNano())
 	return f.Close()
+}
+
+// pkgDir returns the directory of the catalog's package in the copy.
+func (b *bench) pkgDir() string {
+	return filepath.Join(b.dir, filepath.FromSlash(b.set.Package))
 }
 
 func (b *bench) cmd(name string, args ...string) *exec.Cmd {
@@ -231,10 +247,10 @@ type phaseTimes struct {
 }
 
 // mutantPhases builds one mutant's test binary after a test edit, with
-// every tool timed, then runs it.
+// every tool timed, then runs it: the catalog's first mutant.
 func mutantPhases(tmp string, b *bench, rounds int) (phaseTimes, error) {
-	m := mutants.Catalog()[3]
-	pkg, err := mutants.Load(filepath.Join(b.dir, "lease"))
+	m := b.set.Mutants[0]
+	pkg, err := mutation.Load(b.pkgDir())
 	if err != nil {
 		return phaseTimes{}, err
 	}
@@ -255,7 +271,7 @@ func mutantPhases(tmp string, b *bench, rounds int) (phaseTimes, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return phaseTimes{}, err
 		}
-		file := filepath.Join(dir, "lease.go")
+		file := filepath.Join(dir, filepath.Base(a.File))
 		if err := os.WriteFile(file, a.Mutated, 0o644); err != nil {
 			return phaseTimes{}, err
 		}
@@ -265,8 +281,8 @@ func mutantPhases(tmp string, b *bench, rounds int) (phaseTimes, error) {
 			return phaseTimes{}, err
 		}
 		log := filepath.Join(dir, "tools.log")
-		bin := filepath.Join(dir, "lease.test")
-		build := b.cmd("go", "test", "-c", "-o", bin, "-vet=off", "-overlay="+overlay, "-toolexec="+self, "./lease")
+		bin := filepath.Join(dir, "pkg.test")
+		build := b.cmd("go", "test", "-c", "-o", bin, "-vet=off", "-overlay="+overlay, "-toolexec="+self, b.set.Package)
 		build.Env = append(build.Env, timerEnv+"="+log)
 		if err := build.Run(); err != nil {
 			return phaseTimes{}, fmt.Errorf("build %s: %w", m.ID, err)
@@ -276,7 +292,7 @@ func mutantPhases(tmp string, b *bench, rounds int) (phaseTimes, error) {
 			return phaseTimes{}, err
 		}
 		test := exec.Command(bin, "-test.count=1")
-		test.Dir = filepath.Join(b.dir, "lease")
+		test.Dir = b.pkgDir()
 		d, _ := b.time(test) // the mutant is meant to fail
 		compile, link, runs = append(compile, c), append(link, l), append(runs, d)
 	}

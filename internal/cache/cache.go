@@ -25,12 +25,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
 // version changes when the format of keys or entries does.
-const version = "v1"
+const version = "v2"
 
 // Inputs are everything a key is made of.
 type Inputs struct {
@@ -45,8 +45,8 @@ type Inputs struct {
 // mutantDef is the part of a mutant that the results depend on.
 type mutantDef struct {
 	ID, Title, Contract, Rationale, Seed, Target, Find, Replace string
-	Step                                                        int
-	Kind                                                        mutants.Kind
+	Step, Occurrence, Line                                      int
+	Kind                                                        mutation.Kind
 }
 
 // Key returns the hex SHA-256 of in.
@@ -67,7 +67,7 @@ var goEnvNames = []string{"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS
 
 // Collect gathers the inputs of a run of ms on the package pkg (as go
 // names it) of the module at moduleDir, with flags that change results.
-func Collect(ctx context.Context, goCmd, moduleDir, pkg string, ms []*mutants.Mutant, flags map[string]string) (Inputs, error) {
+func Collect(ctx context.Context, goCmd, moduleDir, pkg string, ms []*mutation.Mutant, flags map[string]string) (Inputs, error) {
 	if goCmd == "" {
 		goCmd = "go"
 	}
@@ -88,7 +88,8 @@ func Collect(ctx context.Context, goCmd, moduleDir, pkg string, ms []*mutants.Mu
 	}
 	for _, m := range ms {
 		in.Mutants = append(in.Mutants, mutantDef{ID: m.ID, Title: m.Title, Contract: m.Contract, Rationale: m.Rationale,
-			Seed: m.Seed, Target: m.Target, Find: m.Find, Replace: m.Replace, Step: m.Step, Kind: m.Kind})
+			Seed: m.Seed, Target: m.Target, Find: m.Find, Replace: m.Replace, Step: m.Step,
+			Occurrence: m.Occurrence, Line: m.Line, Kind: m.Kind})
 	}
 	out, err := exec.CommandContext(ctx, goCmd, append([]string{"env", "-json"}, goEnvNames...)...).Output()
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
 // writeModule writes a module whose package calc imports the module's
@@ -36,11 +36,11 @@ func writeModule(t *testing.T) string {
 	return dir
 }
 
-func testMutants() []*mutants.Mutant {
-	return []*mutants.Mutant{{ID: "double", Target: "Four", Kind: mutants.Expr, Find: "util.Two() * 2", Replace: "util.Two() + 2"}}
+func testMutants() []*mutation.Mutant {
+	return []*mutation.Mutant{{ID: "double", Target: "Four", Kind: mutation.Expr, Find: "util.Two() * 2", Replace: "util.Two() + 2"}}
 }
 
-func key(t *testing.T, dir string, ms []*mutants.Mutant, flags map[string]string) string {
+func key(t *testing.T, dir string, ms []*mutation.Mutant, flags map[string]string) string {
 	t.Helper()
 	in, err := Collect(t.Context(), "", dir, "./calc", ms, flags)
 	if err != nil {
@@ -109,12 +109,12 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 		})
 	}
 	t.Run("MutantDefinition", func(t *testing.T) {
-		for _, change := range []func(*mutants.Mutant){
-			func(m *mutants.Mutant) { m.Replace = "util.Two() - 2" },
-			func(m *mutants.Mutant) { m.Find = "util.Two()" },
-			func(m *mutants.Mutant) { m.ID = "twice" },
-			func(m *mutants.Mutant) { m.Title = "a title" },
-			func(m *mutants.Mutant) { m.Step = 3 },
+		for _, change := range []func(*mutation.Mutant){
+			func(m *mutation.Mutant) { m.Replace = "util.Two() - 2" },
+			func(m *mutation.Mutant) { m.Find = "util.Two()" },
+			func(m *mutation.Mutant) { m.ID = "twice" },
+			func(m *mutation.Mutant) { m.Title = "a title" },
+			func(m *mutation.Mutant) { m.Step = 3 },
 		} {
 			ms := testMutants()
 			change(ms[0])
@@ -122,7 +122,7 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 				t.Errorf("changing the mutant to %+v left the key unchanged", *ms[0])
 			}
 		}
-		extra := append(testMutants(), &mutants.Mutant{ID: "x", Target: "Four", Kind: mutants.Expr, Find: "2", Replace: "3"})
+		extra := append(testMutants(), &mutation.Mutant{ID: "x", Target: "Four", Kind: mutation.Expr, Find: "2", Replace: "3"})
 		if key(t, dir, extra, flags) == base {
 			t.Error("adding a mutant left the key unchanged")
 		}

@@ -5,15 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
+	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
 const checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
@@ -24,18 +24,8 @@ missed and what was wrong, with a score per file and a class summary.
 Exit codes: 0 every prediction in every file was exact; 1 some prediction
 differs; 2 an invalid prediction file, or any error that run exits 2 for.`
 
-const templateSummary = `Write a prediction file to fill in: every mutant with an empty prediction, and
-the names of every test of the suite (from a run of the unmutated suite, or
-the cache). It never overwrites a file.`
-
-// Exit codes of check.
-const (
-	exitExact   = 0
-	exitDiffers = 1
-)
-
-func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("check", "[flags] FILE...", checkSummary, stderr)
+func check(ctx context.Context, c *call, args []string) error {
+	fs := newFlagSet(c, "[flags] FILE...", checkSummary)
 	var mf mutantFlags
 	mf.register(fs)
 	var rf runFlags
@@ -45,190 +35,134 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (int, e
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
 	if err := parse(fs, args); err != nil {
-		return exitError, err
+		return err
 	}
 	if fs.NArg() == 0 {
-		return exitError, usagef(fs, "no prediction file given (mutate template writes one)")
+		return usagef(fs, "no prediction file given (go tool mutate template writes one)")
 	}
 	if *asJSON && *markdown {
-		return exitError, errors.New("-json and -markdown exclude each other")
+		return errors.New("-json and -markdown exclude each other")
 	}
 	files := fs.Args()
 
 	var (
 		rep *report.Report
 		pfs []*predict.File
+		err error
 	)
 	if *results != "" {
-		if set := setFlags(fs, "pkg", "mutants", "catalog", "only", "j", "timeout", "mode", "no-cache"); len(set) > 0 {
-			return exitError, fmt.Errorf("-results replaces the run: -%s do not apply", set[0])
+		if set := setFlags(fs, "pkg", "mutants", "only", "j", "timeout", "mode", "no-cache"); len(set) > 0 {
+			return fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
 		}
-		var err error
 		if rep, err = report.ReadFile(*results); err != nil {
-			return exitError, err
+			return err
 		}
-		known := predict.Known{Mutants: mutantIDs(rep), Tests: rep.Baseline.TestNames}
-		if pfs, err = loadAll(files, known, *partial); err != nil {
-			return exitError, err
+		known := predict.Known{Mutants: reportIDs(rep), Tests: rep.Baseline.TestNames}
+		if pfs, err = loadPredictions(files, known, *partial); err != nil {
+			return err
 		}
-	} else {
-		if err := rf.check(); err != nil {
-			return exitError, err
-		}
-		all, ms, err := mf.loadAll()
-		if err != nil {
-			return exitError, err
-		}
-		cfg := rf.config("", mf.pkg, ms, stderr)
-		p, err := harness.Prepare(ctx, cfg)
-		if err != nil {
-			return exitError, err
-		}
-		defer p.Close()
-		top, err := gotest.TopLevel(p.Target.Dir)
-		if err != nil {
-			return exitError, err
-		}
-		// A file may predict any known mutant; it must predict those that
-		// run (unless -partial).
-		ids, run := idsOf(all), idsOf(ms)
-		// Everything but subtest names can be checked before anything runs.
-		pfs, err = loadAll(files, predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true}, *partial)
-		if err != nil {
-			return exitError, err
-		}
-		key, cached := rf.cached(ctx, cfg, p)
-		var (
-			base  *harness.Baseline
-			names []string
-		)
-		if cached != nil {
-			names = cached.Baseline.TestNames
-		} else {
-			if base, err = harness.RunBaseline(ctx, cfg, p); err != nil {
-				return exitError, interrupted(ctx, err)
-			}
-			names = base.Result.Names()
-		}
-		full := predict.Known{Mutants: ids, Required: run, Tests: names}
-		var errs predict.Errors
-		for _, pf := range pfs {
-			errs = append(errs, pf.Check(full, *partial)...)
-		}
-		if len(errs) > 0 {
-			return exitError, errs
-		}
-		rep = cached
-		if rep == nil {
-			if rep, err = harness.RunMutants(ctx, cfg, p, base); err != nil {
-				return exitError, interrupted(ctx, err)
-			}
-			rf.store(ctx, cfg, p, key, rep)
-		}
+	} else if rep, pfs, err = runChecked(ctx, c, &mf, &rf, files, *partial); err != nil {
+		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
-		return exitError, err
+		return err
 	}
 	var scores []*predict.Score
 	for _, pf := range pfs {
 		scores = append(scores, predict.Compare(pf, rep))
 	}
 	class := predict.NewClass(scores)
-	var err error
 	switch {
 	case *asJSON:
-		err = class.WriteJSON(stdout)
+		err = class.WriteJSON(c.stdout)
 	case *markdown:
-		err = class.WriteMarkdown(stdout)
+		err = class.WriteMarkdown(c.stdout)
 	default:
-		err = class.WriteText(stdout, predict.Style{Color: isTerminal(stdout)})
+		err = class.WriteText(c.stdout, predict.Style{Color: isTerminal(c)})
 	}
 	if err != nil {
-		return exitError, err
+		return err
 	}
-	if class.AllExact() {
-		return exitExact, nil
+	if !class.AllExact() {
+		return verdict(1)
 	}
-	return exitDiffers, nil
+	return nil
 }
 
-// loadAll loads every file and returns every problem of every file at once.
-func loadAll(paths []string, known predict.Known, partial bool) ([]*predict.File, error) {
+// runChecked validates the prediction files, runs the mutants (or takes
+// their results from the cache) and returns the report and the files.
+// Everything in the files but subtest names is checked before anything
+// runs; subtest names, known only from a run of the suite, after the
+// baseline and before any mutant.
+func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, files []string, partial bool) (*report.Report, []*predict.File, error) {
+	if err := rf.check(); err != nil {
+		return nil, nil, err
+	}
+	ch, err := mf.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ch.needPackage(); err != nil {
+		return nil, nil, err
+	}
+	cfg := rf.config(ch, c.stderr)
+	p, err := harness.Prepare(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer p.Close()
+	top, err := gotest.TopLevel(p.Target.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A file may predict any mutant of the files; it must predict those
+	// that run (unless -partial).
+	ids, run := idsOf(ch.all), idsOf(ch.mutants)
+	pfs, err := loadPredictions(files, predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true}, partial)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.AfterBaseline = func(tests []string) error {
+		full := predict.Known{Mutants: ids, Required: run, Tests: tests}
+		var errs yamlfile.Errors
+		for _, pf := range pfs {
+			errs = append(errs, pf.Check(full, partial)...)
+		}
+		if len(errs) > 0 {
+			return errs
+		}
+		return nil
+	}
+	rep, err := p.Run(ctx, cfg)
+	return rep, pfs, err
+}
+
+// loadPredictions loads every file and returns every problem of every file
+// at once.
+func loadPredictions(paths []string, known predict.Known, partial bool) ([]*predict.File, error) {
 	var (
-		files []*predict.File
-		errs  predict.Errors
+		pfs  []*predict.File
+		errs yamlfile.Errors
 	)
 	for _, path := range paths {
 		f, err := predict.Load(path, known, partial)
-		if err != nil {
-			if list, ok := predict.AsErrors(err); ok {
-				errs = append(errs, list...)
-			} else {
-				errs = append(errs, err)
-			}
-			continue
+		var list yamlfile.Errors
+		switch {
+		case errors.As(err, &list):
+			errs = append(errs, list...)
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			pfs = append(pfs, f)
 		}
-		files = append(files, f)
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return files, nil
+	return pfs, nil
 }
 
-func template(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("template", "[flags]", templateSummary, stderr)
-	var mf mutantFlags
-	mf.register(fs)
-	learner := fs.String("learner", "", "the learner's `name`, written into the file")
-	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
-	noCache := fs.Bool("no-cache", false, "run the suite even if the names of its tests are cached")
-	quiet := fs.Bool("q", false, "print no progress on stderr")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return exitError, err
-	}
-	ms, err := mf.load()
-	if err != nil {
-		return exitError, err
-	}
-	if *out != "" {
-		if err := checkOutput(*out, false); errors.Is(err, errExists) {
-			return exitError, fmt.Errorf("%w; the template does not overwrite a prediction file", err)
-		} else if err != nil {
-			return exitError, err
-		}
-	}
-	rf := runFlags{noCache: *noCache, quiet: *quiet, mode: string(harness.ModeOverlay)}
-	cfg := rf.config("", mf.pkg, ms, stderr)
-	p, err := harness.Prepare(ctx, cfg)
-	if err != nil {
-		return exitError, err
-	}
-	defer p.Close()
-	// The names of subtests are known only from a run of the suite.
-	names, ok := rf.baselineNames(ctx, cfg, p)
-	if !ok {
-		base, err := harness.RunBaseline(ctx, cfg, p)
-		if err != nil {
-			return exitError, interrupted(ctx, err)
-		}
-		names = base.Result.Names()
-		rf.storeBaseline(ctx, cfg, p, report.Baseline{Tests: len(names), Seconds: base.Wall.Seconds(), TestNames: names})
-	}
-	write := func(w io.Writer) error {
-		return predict.WriteTemplate(w, *learner, p.Target.Rel, ms, names)
-	}
-	if *out == "" {
-		return exitOK, write(stdout)
-	}
-	if err := writeFile(*out, write); err != nil {
-		return exitError, err
-	}
-	fmt.Fprintf(stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: go tool mutate check %s\n", *out, *out)
-	return exitOK, nil
-}
-
-func idsOf(ms []*mutants.Mutant) []string {
+func idsOf(ms []*mutation.Mutant) []string {
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
@@ -236,7 +170,7 @@ func idsOf(ms []*mutants.Mutant) []string {
 	return ids
 }
 
-func mutantIDs(rep *report.Report) []string {
+func reportIDs(rep *report.Report) []string {
 	ids := make([]string, len(rep.Mutants))
 	for i, m := range rep.Mutants {
 		ids[i] = m.ID
@@ -257,15 +191,8 @@ func setFlags(fs *flag.FlagSet, names ...string) []string {
 	return set
 }
 
-// interrupted turns the error of a cancelled run into a clear message.
-func interrupted(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return errors.New("interrupted; temporary files removed, the source tree is unchanged")
-	}
-	return err
-}
-
-// isTerminal reports whether w is a terminal that takes colour.
-func isTerminal(w io.Writer) bool {
-	return os.Getenv("NO_COLOR") == "" && progress.IsTerminal(w)
+// isTerminal reports whether the call prints to a terminal that takes
+// colour.
+func isTerminal(c *call) bool {
+	return progress.IsTerminal(c.stdout) && os.Getenv("NO_COLOR") == ""
 }

@@ -3,122 +3,155 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportdoc"
-	"github.com/fencelab/fencelab/mutants"
 )
 
-// errOutOfDate is returned by report -check when the file differs.
-var errOutOfDate = errors.New("out of date")
+const reportSummary = `Regenerate the generated blocks of a report document from a run of a catalog
+(the module's, or the -mutants FILE) and the files its report section names:
 
-// reportCmd regenerates the generated blocks of REPORT.md from a run of
-// the catalog and the experiments.
-func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("report", "[flags]", `Regenerate the generated blocks of REPORT.md from a run of the catalog and the
-experiments. Exit codes: 0 the file was rewritten or is up to date; 1 with
--check, the file is out of date; 2 an error.`, stderr)
-	out := fs.String("o", "REPORT.md", "the report `file`; a relative path is relative to the module root")
-	expFile := fs.String("experiments", "mutants/experiments.yaml", "the experiments' mutants `file`, relative to the module root")
-	predFile := fs.String("predictions", "predictions/example.yaml", "the prediction `file` to score, relative to the module root")
-	results := fs.String("results", "", "use this `file` of mutate run -json (catalog and experiments) instead of running")
+  report:
+    file: REPORT.md                        # the document, from the module root
+    mutants: [mutants/experiments.yaml]    # more mutants, run beside the catalog
+    predictions: predictions/example.yaml  # a prediction file to score
+
+The blocks lie between <!-- BEGIN mutate report: NAME --> and
+<!-- END mutate report: NAME -->; the prose around them is left as it is.
+
+Exit codes: 0 the file was rewritten or is up to date; 1 with -check, the
+file is out of date (the difference is printed); 2 an error.`
+
+// reportCmd regenerates the generated blocks of a report document.
+func reportCmd(ctx context.Context, c *call, args []string) error {
+	fs := newFlagSet(c, "[flags]", reportSummary)
+	catalog := fs.String("mutants", "", "the catalog `file` whose report section says what to generate (default: the module's "+exercise.Catalog+")")
+	pkg := fs.String("pkg", "", "the `package` to mutate, as go names it here (default: the one the catalog names)")
+	out := fs.String("o", "", "the document to rewrite instead of the report section's `file`")
+	results := fs.String("results", "", "use this `file` of mutate run -json (of the same mutants) instead of running")
 	checkOnly := fs.Bool("check", false, "write nothing; exit 1 and print the difference if the file is out of date")
 	var rf runFlags
 	rf.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
-		return exitError, err
+		return err
 	}
 	if err := rf.check(); err != nil {
-		return exitError, err
+		return err
 	}
-	t, err := harness.FindTarget(ctx, harness.Config{Package: "./lease"})
+	root, err := exercise.FindRoot(".")
 	if err != nil {
-		return exitError, err
+		return err
 	}
-	root := t.ModuleDir
+	catalogPath := *catalog
+	if catalogPath == "" {
+		catalogPath = filepath.Join(root, filepath.FromSlash(exercise.Catalog))
+	}
+	cat, err := exercise.LoadFile(catalogPath)
+	if err != nil {
+		return err
+	}
+	if cat.Report == nil {
+		return fmt.Errorf("%s has no report section: name the document to regenerate (go tool mutate help report)", catalogPath)
+	}
 	inRoot := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
 		}
-		return filepath.Join(root, p)
+		return filepath.Join(root, filepath.FromSlash(p))
 	}
-	exps, err := mutants.LoadFile(inRoot(*expFile))
+	paths := []string{catalogPath}
+	for _, p := range cat.Report.Mutants {
+		paths = append(paths, inRoot(p))
+	}
+	mf := mutantFlags{files: paths, pkg: *pkg}
+	ch, err := mf.load()
 	if err != nil {
-		return exitError, err
+		return err
 	}
-	catalog := mutants.Catalog()
-	all, err := mutants.Combine(catalog, exps)
-	if err != nil {
-		return exitError, err
+	if err := ch.needPackage(); err != nil {
+		return err
 	}
-	cfg := rf.config(root, t.Rel, all, stderr)
+	cfg := rf.config(ch, c.stderr)
 	p, err := harness.Prepare(ctx, cfg)
 	if err != nil {
-		return exitError, err
+		return err
 	}
 	defer p.Close()
 	var rep *report.Report
 	if *results != "" {
 		if rep, err = report.ReadFile(*results); err != nil {
-			return exitError, err
+			return err
 		}
-		if got, want := mutantIDs(rep), idsOf(all); !slices.Equal(got, want) {
-			return exitError, fmt.Errorf("%s holds mutants %v, want the catalog and the experiments %v", *results, got, want)
+		if got, want := reportIDs(rep), idsOf(ch.all); !slices.Equal(got, want) {
+			return fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *results, got, want)
 		}
-	} else if rep, err = rf.runAll(ctx, cfg, p); err != nil {
-		return exitError, err
+	} else if rep, err = p.Run(ctx, cfg); err != nil {
+		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
-		return exitError, err
+		return err
 	}
 
-	// The prediction file covers the catalog: compare it with that part.
-	catRep := *rep
-	catRep.Mutants = rep.Mutants[:len(catalog)]
-	pf, err := predict.Load(inRoot(*predFile), predict.Known{Mutants: idsOf(catalog), Tests: rep.Baseline.TestNames}, false)
-	if err != nil {
-		return exitError, err
+	n := len(cat.Mutants)
+	in := reportdoc.Input{
+		Report: rep, Catalog: ch.all[:n], Experiments: ch.all[n:], ExperimentFiles: cat.Report.Mutants,
+		Diffs: map[string]string{},
 	}
-	score := predict.Compare(pf, &catRep)
-	diffs := map[string]string{}
 	for _, a := range p.Applied {
-		diffs[a.Mutant.ID] = a.Diff(p.RelFile(a))
+		in.Diffs[a.Mutant.ID] = a.Diff(p.RelFile(a))
 	}
-	blocks := reportdoc.Blocks(reportdoc.Input{
-		Report: rep, Catalog: catalog, Experiments: exps, Diffs: diffs,
-		Predictions: filepath.ToSlash(*predFile), Score: score,
-	})
+	if cat.Report.Predictions != "" {
+		// The prediction file covers the catalog: compare it with that part.
+		catRep := *rep
+		catRep.Mutants = rep.Mutants[:n]
+		pf, err := predict.Load(inRoot(cat.Report.Predictions), predict.Known{Mutants: idsOf(in.Catalog), Tests: rep.Baseline.TestNames}, false)
+		if err != nil {
+			return err
+		}
+		in.Predictions, in.Score = cat.Report.Predictions, predict.Compare(pf, &catRep)
+	}
 
-	path := inRoot(*out)
+	doc := cat.Report.File
+	if *out != "" {
+		doc = *out
+	}
+	path := inRoot(doc)
+	if *out != "" {
+		path = *out
+	}
 	old, err := os.ReadFile(path)
 	if err != nil {
-		return exitError, err
+		return err
 	}
-	doc, err := reportdoc.Rewrite(old, blocks)
+	updated, err := reportdoc.Rewrite(old, reportdoc.Blocks(in))
 	if err != nil {
-		return exitError, fmt.Errorf("%s: %w", *out, err)
+		return fmt.Errorf("%s: %w", doc, err)
 	}
 	switch {
-	case bytes.Equal(doc, old):
-		fmt.Fprintf(stderr, "mutate: %s is up to date\n", *out)
-		return exitOK, nil
+	case bytes.Equal(updated, old):
+		fmt.Fprintf(c.stderr, "mutate: %s is up to date\n", doc)
+		return nil
 	case *checkOnly:
-		fmt.Fprint(stdout, udiff.Unified("a/"+*out, "b/"+*out, string(old), string(doc)))
-		return exitDiffers, fmt.Errorf("%s is %w: run make report (go tool mutate report) and commit it", *out, errOutOfDate)
+		fmt.Fprint(c.stdout, udiff.Unified("a/"+doc, "b/"+doc, string(old), string(updated)))
+		hint := mutantFlags{pkg: *pkg}
+		if *catalog != "" {
+			hint.files = files{*catalog}
+		}
+		fmt.Fprintf(c.stderr, "mutate report: %s is out of date: run %s and commit it\n", doc, c.command(&hint, "report"))
+		return verdict(1)
 	}
-	if err := os.WriteFile(path, doc, 0o644); err != nil {
-		return exitError, err
+	if err := os.WriteFile(path, updated, 0o644); err != nil {
+		return err
 	}
-	fmt.Fprintf(stderr, "mutate: rewrote the generated parts of %s\n", *out)
-	return exitOK, nil
+	fmt.Fprintf(c.stderr, "mutate: rewrote the generated parts of %s\n", doc)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/text"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
-	"github.com/fencelab/fencelab/internal/report"
 )
 
 // BaselineError is returned when the unmutated suite does not pass: no
@@ -44,11 +44,11 @@ func (e *BaselineError) Error() string {
 	for _, name := range e.Failed {
 		fmt.Fprintf(&b, "\n  %s", name)
 		if msg := e.Messages[name]; msg != "" {
-			fmt.Fprintf(&b, "\n%s", report.Indent(msg, "      "))
+			fmt.Fprintf(&b, "\n%s", text.Indent(msg, "      "))
 		}
 	}
 	if len(e.Failed) == 0 && e.Output != "" && e.BuildOutput == "" {
-		fmt.Fprintf(&b, " no test, but the test binary said:\n%s", report.Indent(e.Output, "      "))
+		fmt.Fprintf(&b, " no test, but the test binary said:\n%s", text.Indent(e.Output, "      "))
 	}
 	return b.String()
 }
@@ -64,11 +64,11 @@ type Baseline struct {
 	invalid map[string]string
 }
 
-// RunBaseline builds and runs the unmutated suite, and runs it once more
+// runBaseline builds and runs the unmutated suite, and runs it once more
 // if it fails, to tell a red suite from a flaky one; either is a
 // *BaselineError. In switch mode it builds the switched test binary at the
 // same time, and runs it with no mutant active beside the baseline.
-func RunBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
+func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
 	pr := cfg.Progress
 	switching := cfg.mode() == ModeSwitch
 	if switching {
@@ -175,7 +175,7 @@ func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest
 	count := func(e gotest.Event) {
 		if e.Test != "" && (e.Action == gotest.Pass || e.Action == gotest.Fail || e.Action == gotest.Skip) {
 			done++
-			cfg.Progress.Status("%d %s done", done, plural(done, "test", "tests"))
+			cfg.Progress.Status("%d %s done", done, text.Plural(done, "test", "tests"))
 		}
 	}
 	run := func(dir string) (*gotest.Result, error) {
@@ -210,11 +210,4 @@ func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest
 
 func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

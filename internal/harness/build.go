@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
-	"github.com/fencelab/fencelab/mutants"
+	"github.com/fencelab/fencelab/internal/mutation"
 )
 
 // build compiles the test binary of the target with files (absolute path:
@@ -36,7 +36,7 @@ func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[
 		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env,
 		Stderr: goStderr(cfg.Progress),
 	}
-	return bin, c.Build(ctx, bin)
+	return bin, cfg.runner().Build(ctx, c, bin)
 }
 
 // exec runs a test binary in a sandbox of its own under dir, with env
@@ -47,10 +47,10 @@ func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env []
 	if err != nil {
 		return nil, err
 	}
-	res, err := gotest.Exec{
+	res, err := cfg.runner().Exec(ctx, gotest.Exec{
 		Test2JSON: p.test2json, Binary: bin, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
 		Env: append(sb.env(p.goEnv), env...), Timeout: limit, OnEvent: onEvent,
-	}.Run(ctx)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env []
 // switchedBuild is the test binary of the switched package, and its run
 // with no mutant active.
 type switchedBuild struct {
-	sw       *mutants.Switched
+	sw       *mutation.Switched
 	bin      string // "" when no mutant could be switched
 	inactive *gotest.Result
 	err      error // a harness error
@@ -125,7 +125,7 @@ func buildSwitched(ctx context.Context, cfg Config, p *Prepared) *switchedBuild 
 
 // runInactive runs the switched binary with no mutant active.
 func runInactive(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
-	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutants.SwitchEnv + "="}, limit, nil)
+	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, limit, nil)
 	if err != nil {
 		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
 	}

@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/text"
 	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
 // runMutant runs the suite against one mutant: the switched binary with
 // the mutant active, or a build of its own, made under dir.
-func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutants.Applied, dir string, limit time.Duration) (report.Mutant, error) {
+func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration) (report.Mutant, error) {
 	r := report.Mutant{
 		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target,
 		File: p.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
@@ -29,7 +30,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 	bin, env := "", []string(nil)
 	if sb := b.switched; sb.switched(a.Mutant.ID) {
 		r.Build = string(ModeSwitch)
-		bin, env = sb.bin, []string{mutants.SwitchEnv + "=" + a.Mutant.ID}
+		bin, env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
 	} else {
 		var err error
 		bin, err = p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated})
@@ -128,7 +129,7 @@ func passed(res *gotest.Result) bool {
 func describe(r report.Mutant) string {
 	switch r.Status {
 	case report.Killed:
-		return fmt.Sprintf("killed by %d %s", len(r.FailedTests), plural(len(r.FailedTests), "test", "tests"))
+		return fmt.Sprintf("killed by %d %s", len(r.FailedTests), text.Plural(len(r.FailedTests), "test", "tests"))
 	case report.Crashed, report.Timeout:
 		return fmt.Sprintf("%s: %s", r.Status, r.Reason)
 	}

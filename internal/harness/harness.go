@@ -6,7 +6,7 @@
 // test binary first and then runs it, so that a run's time limit covers
 // the tests and never the compiler. In overlay mode each mutant gets a
 // build of its own. In switch mode one build holds every mutant at once
-// (see mutants.Switched), and its test binary runs once per mutant with
+// (see mutation.Switched), and its test binary runs once per mutant with
 // the mutant named in the environment; a mutant whose switched form does
 // not compile falls back to a build of its own. The temporary directory is
 // removed when the run ends, including when it is interrupted.
@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
-	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
+	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
 // Limits of a mutant's test run when Config.Timeout is zero: this many
@@ -59,13 +59,45 @@ func ParseMode(s string) (Mode, error) {
 // Config says what to run.
 type Config struct {
 	Dir      string // the directory go runs in, inside the module
-	Package  string // the package to mutate, as go names it: "./lease"
-	Mutants  []*mutants.Mutant
+	Package  string // the package to mutate, as go names it from Dir: "./lease"
+	Mutants  []*mutation.Mutant
 	Mode     Mode               // "" is ModeSwitch
 	Jobs     int                // mutants run at the same time; at least 1
 	Timeout  time.Duration      // per mutant run; 0 derives it from the baseline
 	Go       string             // the go command; "go" if empty
 	Progress *progress.Reporter // nil for none
+	NoCache  bool               // run even if the cache holds the results
+
+	// AfterBaseline, if set, is called with the names of the baseline's
+	// tests (from a run, or the cache) before any mutant runs; an error
+	// stops the run. check validates the learners' subtest names there.
+	AfterBaseline func(tests []string) error
+
+	// Runner builds and runs the test binaries; nil for the go command.
+	Runner Runner
+}
+
+// Runner builds and runs test binaries: the go command does, and the
+// harness's own tests give canned results instead.
+type Runner interface {
+	Build(ctx context.Context, c gotest.Compile, out string) error
+	Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error)
+}
+
+// goRunner is the Runner of the go command.
+type goRunner struct{}
+
+func (goRunner) Build(ctx context.Context, c gotest.Compile, out string) error {
+	return c.Build(ctx, out)
+}
+
+func (goRunner) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error) { return e.Run(ctx) }
+
+func (c Config) runner() Runner {
+	if c.Runner == nil {
+		return goRunner{}
+	}
+	return c.Runner
 }
 
 func (c Config) mode() Mode {
@@ -79,8 +111,8 @@ func (c Config) mode() Mode {
 // owns a temporary directory: Close removes it.
 type Prepared struct {
 	Target    *Target
-	Package   *mutants.Package
-	Applied   []*mutants.Applied
+	Package   *mutation.Package
+	Applied   []*mutation.Applied
 	test2json string            // the test2json program
 	goEnv     map[string]string // go env GOVERSION, GOCACHE, GOMODCACHE, GOPATH
 	tree      *fingerprint      // the module's files before anything ran
@@ -90,7 +122,8 @@ type Prepared struct {
 
 // Prepare locates the package and applies every mutant, so that a mutant
 // that drifted or names an unknown function is reported before anything
-// runs.
+// runs; the error of a mutant that does not apply is a yamlfile.Errors with
+// every such mutant's problem.
 func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	if cfg.Mode != "" {
 		if _, err := ParseMode(string(cfg.Mode)); err != nil {
@@ -101,17 +134,22 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := mutants.Load(t.Dir)
+	pkg, err := mutation.Load(t.Dir)
 	if err != nil {
 		return nil, err
 	}
 	p := &Prepared{Target: t, Package: pkg}
+	var errs yamlfile.Errors
 	for _, m := range cfg.Mutants {
 		a, err := pkg.Apply(m)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		p.Applied = append(p.Applied, a)
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	if p.scratch, err = newScratch(); err != nil {
 		return nil, err
@@ -132,7 +170,7 @@ func (p *Prepared) Close() error {
 
 // RelFile returns the path of a's file relative to the module root, with
 // forward slashes.
-func (p *Prepared) RelFile(a *mutants.Applied) string {
+func (p *Prepared) RelFile(a *mutation.Applied) string {
 	rel, err := filepath.Rel(p.Target.ModuleDir, a.File)
 	if err != nil {
 		return a.File
@@ -195,14 +233,4 @@ type TreeChangedError struct {
 func (e *TreeChangedError) Error() string {
 	return fmt.Sprintf("the source tree changed while %s ran; no verdict of this run can be trusted (restore the files and run again):\n  %s",
 		e.Who, strings.Join(e.shown, "\n  "))
-}
-
-// Run runs the baseline and then every prepared mutant; see RunBaseline and
-// RunMutants.
-func Run(ctx context.Context, cfg Config, p *Prepared) (*report.Report, error) {
-	b, err := RunBaseline(ctx, cfg, p)
-	if err != nil {
-		return nil, err
-	}
-	return RunMutants(ctx, cfg, p, b)
 }

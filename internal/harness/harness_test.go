@@ -7,18 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
-func leaseMutants(t *testing.T) []*mutants.Mutant {
+func leaseMutants(t *testing.T) []*mutation.Mutant {
 	t.Helper()
-	exps, err := mutants.LoadFile("../../mutants/experiments.yaml")
+	s, err := exercise.Load("../..", []string{"../../mutants/catalog.yaml", "../../mutants/experiments.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(mutants.Catalog(), exps...)
+	return s.Mutants
 }
 
 // The switched build of every catalog mutant and experiment compiles with
@@ -102,16 +103,16 @@ func TestSize(t *testing.T) {
 }
 
 // runModule runs ms on the module of writeModule in mode.
-func runModule(t *testing.T, mode Mode, ms []*mutants.Mutant) *report.Report {
+func runModule(t *testing.T, mode Mode, ms []*mutation.Mutant) *report.Report {
 	t.Helper()
 	ctx := t.Context()
-	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2}
+	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2, NoCache: true}
 	p, err := Prepare(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	rep, err := Run(ctx, cfg, p)
+	rep, err := p.Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)
 	}
@@ -139,10 +140,10 @@ func checkMutants(t *testing.T, rep *report.Report, want []report.Mutant) {
 // place, though its switched form, which still uses y, would compile; the
 // others share the one switched build.
 func TestRunMutants_OneVerdictWhateverTheMode(t *testing.T) {
-	ms := []*mutants.Mutant{
-		{ID: "flipped", Target: "Max", Kind: mutants.Expr, Find: "a > b", Replace: "a < b"},
-		{ID: "size", Target: "size", Kind: mutants.Expr, Find: "3", Replace: "4"},
-		{ID: "unused", Target: "Double", Kind: mutants.Stmt, Find: "return y", Replace: "return x * 2"},
+	ms := []*mutation.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "size", Target: "size", Kind: mutation.Expr, Find: "3", Replace: "4"},
+		{ID: "unused", Target: "Double", Kind: mutation.Stmt, Find: "return y", Replace: "return x * 2"},
 	}
 	for _, mode := range []Mode{ModeSwitch, ModeOverlay} {
 		t.Run(string(mode), func(t *testing.T) {

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/text"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -24,10 +25,10 @@ func limitFor(cfg Config, baseline time.Duration) time.Duration {
 	return TimeoutFactor*baseline + TimeoutSlack
 }
 
-// RunMutants runs every prepared mutant, cfg.Jobs at a time, and returns
+// runMutants runs every prepared mutant, cfg.Jobs at a time, and returns
 // the report with the mutants in the order of cfg.Mutants. The first
 // harness error cancels the mutants still running.
-func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*report.Report, error) {
+func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*report.Report, error) {
 	start := time.Now()
 	limit := limitFor(cfg, b.Wall)
 	if sb := b.switched; sb != nil && sb.err != nil {
@@ -35,7 +36,7 @@ func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 	}
 	pr := cfg.Progress
 	total := len(p.Applied)
-	pr.Phase("running %d %s (limit %s each)", total, plural(total, "mutant", "mutants"), limit.Round(time.Second))
+	pr.Phase("running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), limit.Round(time.Second))
 
 	results := make([]report.Mutant, total)
 	jobs := max(cfg.Jobs, 1)
@@ -94,5 +95,5 @@ func RunMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 
 // naming returns "mutant a" or "mutants a, b".
 func naming(one, many string, ids []string) string {
-	return plural(len(ids), one, many) + " " + strings.Join(ids, ", ")
+	return text.Plural(len(ids), one, many) + " " + strings.Join(ids, ", ")
 }

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/fencelab/fencelab/mutants"
+	"github.com/fencelab/fencelab/internal/mutation"
 )
 
 // importer returns an importer of the target package's imports, from the
@@ -66,7 +66,7 @@ func (p *Prepared) typeCheck(ctx context.Context, cfg Config) map[string]string 
 	invalid := map[string]string{}
 	for _, a := range p.Applied {
 		err := p.Package.TypeCheck(p.Target.ImportPath, imp, a, p.Target.ModuleDir)
-		var te *mutants.TypeError
+		var te *mutation.TypeError
 		if errors.As(err, &te) {
 			invalid[a.Mutant.ID] = te.Messages
 		}

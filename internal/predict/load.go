@@ -14,12 +14,12 @@
 package predict
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
@@ -71,17 +71,6 @@ type Known struct {
 	TopLevelOnly bool
 }
 
-// Errors is every problem found in one or more files, one per line.
-type Errors []error
-
-func (e Errors) Error() string {
-	msgs := make([]string, len(e))
-	for i, err := range e {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
 // Load reads and validates a prediction file. Unless partial, every known
 // mutant must have a prediction.
 func Load(path string, known Known, partial bool) (*File, error) {
@@ -91,7 +80,7 @@ func Load(path string, known Known, partial bool) (*File, error) {
 	}
 	root, err := yamlfile.Parse(path, data)
 	if err != nil {
-		return nil, Errors{err}
+		return nil, yamlfile.Errors{err}
 	}
 	f := &File{Path: path, root: root}
 	errs := f.decode(known)
@@ -105,9 +94,9 @@ func Load(path string, known Known, partial bool) (*File, error) {
 }
 
 // decode reads the structure of the file and checks the mutant ids.
-func (f *File) decode(known Known) Errors {
+func (f *File) decode(known Known) yamlfile.Errors {
 	if f.root.Kind() != "a mapping" {
-		return Errors{f.root.Errorf("a prediction file is a mapping that starts with \"predictions:\", got %s", f.root.Kind())}
+		return yamlfile.Errors{f.root.Errorf("a prediction file is a mapping that starts with \"predictions:\", got %s", f.root.Kind())}
 	}
 	top, errs := f.root.Entries()
 	if err := yamlfile.CheckKeys(top, "a prediction file", "learner", "predictions"); err != nil {
@@ -136,12 +125,12 @@ func (f *File) decode(known Known) Errors {
 	return errs
 }
 
-func (f *File) decodePredictions(n yamlfile.Node, known Known) Errors {
+func (f *File) decodePredictions(n yamlfile.Node, known Known) yamlfile.Errors {
 	if n.IsNull() {
-		return Errors{n.Errorf("\"predictions:\" is empty: give one entry per mutant id (mutate list shows them)")}
+		return yamlfile.Errors{n.Errorf("\"predictions:\" is empty: give one entry per mutant id (mutate list shows them)")}
 	}
 	if n.Kind() != "a mapping" {
-		return Errors{n.Errorf("\"predictions:\" must map mutant ids to predictions, got %s", n.Kind())}
+		return yamlfile.Errors{n.Errorf("\"predictions:\" must map mutant ids to predictions, got %s", n.Kind())}
 	}
 	entries, errs := n.Entries()
 	for _, e := range entries {
@@ -159,9 +148,9 @@ func (f *File) decodePredictions(n yamlfile.Node, known Known) Errors {
 	return errs
 }
 
-func decodePrediction(e yamlfile.Entry) (*Prediction, Errors) {
+func decodePrediction(e yamlfile.Entry) (*Prediction, yamlfile.Errors) {
 	if e.Value.Kind() != "a mapping" {
-		return nil, Errors{e.Value.Errorf("%s must be a mapping with \"fails:\" and \"why:\", got %s", e.Key, e.Value.Kind())}
+		return nil, yamlfile.Errors{e.Value.Errorf("%s must be a mapping with \"fails:\" and \"why:\", got %s", e.Key, e.Value.Kind())}
 	}
 	fields, errs := e.Value.Entries()
 	if err := yamlfile.CheckKeys(fields, "a prediction", "fails", "why"); err != nil {
@@ -210,8 +199,8 @@ func decodePrediction(e yamlfile.Entry) (*Prediction, Errors) {
 // Check checks the test names against known.Tests and, unless partial,
 // that every known mutant has a prediction. Load calls it; call it again
 // with the full names of a baseline run to check subtest names too.
-func (f *File) Check(known Known, partial bool) Errors {
-	var errs Errors
+func (f *File) Check(known Known, partial bool) yamlfile.Errors {
+	var errs yamlfile.Errors
 	for _, p := range f.Predictions {
 		for i, name := range p.Fails {
 			check := name
@@ -241,22 +230,8 @@ func (f *File) Check(known Known, partial bool) Errors {
 				at = f.predictions
 			}
 			errs = append(errs, at.Errorf("no prediction for %s: add %s, or pass -partial to check only what is there",
-				strings.Join(missing, ", "), plural(len(missing), "it", "them")))
+				strings.Join(missing, ", "), text.Plural(len(missing), "it", "them")))
 		}
 	}
 	return errs
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// AsErrors returns the list of problems in err, if it is an Errors.
-func AsErrors(err error) (Errors, bool) {
-	var errs Errors
-	ok := errors.As(err, &errs)
-	return errs, ok
 }

@@ -5,14 +5,27 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fencelab/fencelab/mutants"
+	"github.com/fencelab/fencelab/internal/mutation"
 )
 
-// WriteTemplate writes a prediction file to fill in: every mutant in order,
-// with its step, contract and fragment as comments and an empty prediction,
-// then the names of the suite's tests as a comment block, so that a learner
-// never has to guess a name.
-func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests []string) error {
+// Template is a prediction file to fill in.
+type Template struct {
+	Learner string // written into the file, or left for the learner
+	Package string // the mutated package, as the module names it: "./lease"
+	Mutants []*mutation.Mutant
+	Tests   []string // the suite's tests, every subtest included
+	// Check is the command that checks the file, and Show returns the one
+	// that shows a mutant, with the flags that chose the mutants, so that
+	// the file's hints work as printed.
+	Check string
+	Show  func(id string) string
+}
+
+// Write writes the template: every mutant in order, with its step,
+// contract and fragment as comments and an empty prediction, then the
+// names of the suite's tests as a comment block, so that a learner never
+// has to guess a name.
+func (t Template) Write(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `# Predictions of the tests that fail under each mutant of package %s
 #
@@ -22,15 +35,15 @@ func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests
 # if you expect the mutant to survive. In why, say which input, error or
 # state exposes the difference.
 #
-# Then check yourself: go tool mutate check FILE
-`, pkg)
-	if learner == "" {
+`, t.Package)
+	comment(&b, "", "Then check yourself: "+t.Check)
+	if t.Learner == "" {
 		b.WriteString("learner:\n")
 	} else {
-		fmt.Fprintf(&b, "learner: %s\n", yamlScalar(learner))
+		fmt.Fprintf(&b, "learner: %s\n", yamlScalar(t.Learner))
 	}
 	b.WriteString("predictions:\n")
-	for i, m := range ms {
+	for i, m := range t.Mutants {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -48,36 +61,15 @@ func WriteTemplate(w io.Writer, learner, pkg string, ms []*mutants.Mutant, tests
 		if m.Seed != "" {
 			comment(&b, "  ", "faulty fragment: "+m.Seed)
 		}
-		comment(&b, "  ", "rewrite: "+describeRewrite(m))
+		comment(&b, "  ", fmt.Sprintf("rewrite: %s (%s)", m.Describe(), t.Show(m.ID)))
 		fmt.Fprintf(&b, "  %s:\n    fails: []\n    why:\n", m.ID)
 	}
-	fmt.Fprintf(&b, "\n# The suite's tests (%d), a subtest as Parent/sub:\n", len(tests))
-	for _, t := range tests {
-		fmt.Fprintf(&b, "#   %s\n", t)
+	fmt.Fprintf(&b, "\n# The suite's tests (%d), a subtest as Parent/sub:\n", len(t.Tests))
+	for _, name := range t.Tests {
+		fmt.Fprintf(&b, "#   %s\n", name)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// describeRewrite says in one line what m changes, and where to see it.
-func describeRewrite(m *mutants.Mutant) string {
-	find := short(m.Find)
-	switch {
-	case m.Kind == mutants.Body:
-		return fmt.Sprintf("the whole body of %s is replaced (mutate show %s)", m.Target, m.ID)
-	case strings.TrimSpace(m.Replace) == "":
-		return fmt.Sprintf("%s is deleted from %s (mutate show %s)", find, m.Target, m.ID)
-	}
-	return fmt.Sprintf("%s -> %s in %s (mutate show %s)", find, short(m.Replace), m.Target, m.ID)
-}
-
-// short puts a fragment on one line of at most 60 characters.
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 60 {
-		s = s[:57] + "..."
-	}
-	return s
 }
 
 // comment writes text as YAML comment lines of at most about 78 columns.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
 // Fill writes the failing tests of rep into a template, as a learner who
@@ -26,26 +26,42 @@ func fill(t *testing.T, template []byte, rep *report.Report) []byte {
 	return []byte(out)
 }
 
-func TestWriteTemplate(t *testing.T) {
-	ms := mutants.Catalog()
+// mutants is a catalog of four, one of each kind.
+func mutants() []*mutation.Mutant {
+	return []*mutation.Mutant{
+		{ID: "init-not-idempotent", Step: 1, Title: "the schema loses IF NOT EXISTS", Target: "schema", Kind: mutation.String,
+			Find: "CREATE TABLE IF NOT EXISTS jobs", Replace: "CREATE TABLE jobs"},
+		{ID: "claim-boundary", Step: 4, Title: "the expiry comparison in Claim is inclusive", Contract: "Claim returns 0 while until > now.",
+			Seed: "row[0] >= now", Target: "Store.Claim", Kind: mutation.Expr, Find: "until > now", Replace: "until >= now"},
+		{ID: "claim-many-body", Step: 8, Target: "Store.ClaimMany", Kind: mutation.Body, Find: "return nil, nil", Replace: "return []int64{1}, nil"},
+		{ID: "claim-ignores-done", Target: "Store.Claim", Kind: mutation.Stmt, Find: "if done {\n\treturn 0, nil\n}", Replace: ""},
+	}
+}
+
+func TestTemplate(t *testing.T) {
+	ms := mutants()
 	names := []string{"TestA", "TestB", "TestB/sub"}
 	var buf bytes.Buffer
-	if err := WriteTemplate(&buf, "", "./lease", ms, names); err != nil {
+	tmpl := Template{Package: "./lease", Mutants: ms, Tests: names, Check: "go tool mutate check -mutants x.yaml t.yaml",
+		Show: func(id string) string { return "go tool mutate show -mutants x.yaml " + id }}
+	if err := tmpl.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	tmpl := buf.String()
+	got := buf.String()
 	for _, want := range []string{
-		"learner:\npredictions:\n",
-		"  # step 4: the expiry comparison in Claim is inclusive\n",
-		"  # faulty fragment: row[0] >= now\n  # rewrite: until > now -> until >= now in Store.Claim (mutate show\n  #   claim-boundary)\n  claim-boundary:\n    fails: []\n    why:\n",
-		"  # rewrite: the whole body of Store.ClaimMany is replaced (mutate show\n",
+		"# Predictions of the tests that fail under each mutant of package ./lease\n",
+		"# Then check yourself: go tool mutate check -mutants x.yaml t.yaml\nlearner:\npredictions:\n",
+		"  # step 4: the expiry comparison in Claim is inclusive\n  # contract: Claim returns 0 while until > now.\n",
+		"  # faulty fragment: row[0] >= now\n  # rewrite: expr `until > now` -> `until >= now` in Store.Claim (go tool\n  #   mutate show -mutants x.yaml claim-boundary)\n  claim-boundary:\n    fails: []\n    why:\n",
+		"  # rewrite: the whole body of Store.ClaimMany replaced (go tool mutate show\n",
+		"  # claim-ignores-done\n  # rewrite: stmt `if done { return 0, nil }` deleted from Store.Claim (go\n",
 		"# The suite's tests (3), a subtest as Parent/sub:\n#   TestA\n#   TestB\n#   TestB/sub\n",
 	} {
-		if !strings.Contains(tmpl, want) {
-			t.Errorf("template lacks %q:\n%s", want, tmpl)
+		if !strings.Contains(got, want) {
+			t.Errorf("template lacks %q:\n%s", want, got)
 		}
 	}
-	for _, line := range strings.Split(tmpl, "\n") {
+	for _, line := range strings.Split(got, "\n") {
 		if len(line) > 80 {
 			t.Errorf("line longer than 80 columns: %q", line)
 		}
@@ -87,25 +103,10 @@ func TestWriteTemplate(t *testing.T) {
 	}
 }
 
-func TestWriteTemplate_DeletedStatementsAndUntitledMutants(t *testing.T) {
-	m := &mutants.Mutant{ID: "claim-ignores-done", Target: "Store.Claim", Kind: mutants.Stmt, Find: "if done {\n\treturn 0, nil\n}", Replace: ""}
+func TestTemplate_QuotesLearner(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteTemplate(&buf, "", ".", []*mutants.Mutant{m}, []string{"TestA"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"# Predictions of the tests that fail under each mutant of package .\n",
-		"  # claim-ignores-done\n  # rewrite: if done { return 0, nil } is deleted from Store.Claim (mutate\n",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("template lacks %q:\n%s", want, buf.String())
-		}
-	}
-}
-
-func TestWriteTemplate_QuotesLearner(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteTemplate(&buf, "Ann: B", "./lease", mutants.Catalog()[:1], []string{"TestA"}); err != nil {
+	if err := (Template{Learner: "Ann: B", Package: "./lease", Mutants: mutants()[:1], Tests: []string{"TestA"}, Check: "go tool mutate check t.yaml",
+		Show: func(id string) string { return "go tool mutate show " + id }}).Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "learner: \"Ann: B\"\n") {

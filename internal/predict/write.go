@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // maxMessageLines bounds a missed test's message in text output; -json
@@ -56,7 +56,7 @@ func (s *Score) writeText(b *strings.Builder, st Style) {
 	fmt.Fprintf(b, "%s\n", st.bold(fmt.Sprintf("%s: %d of %d exact, precision %.2f, recall %.2f",
 		name, s.Exact, s.Total, s.Precision, s.Recall)))
 	for _, o := range s.Outcomes {
-		head := fmt.Sprintf("%s (%s%s)", o.Mutant, stepLabel(o.Step), o.Status)
+		head := fmt.Sprintf("%s (%s%s)", o.Mutant, text.StepPrefix(o.Step), o.Status)
 		switch {
 		case o.NotPredicted:
 			fmt.Fprintf(b, "\n%s %s: %s\n", st.dim("-"), head, st.dim("not predicted"))
@@ -84,7 +84,7 @@ func (s *Score) writeText(b *strings.Builder, st Style) {
 				continue
 			}
 			fmt.Fprintf(b, "    missed:    %s %s\n", m.Test, st.dim("(it failed with:)"))
-			fmt.Fprintf(b, "%s\n", report.Indent(truncate(m.Message, maxMessageLines), "                 "))
+			fmt.Fprintf(b, "%s\n", text.Indent(truncate(m.Message, maxMessageLines), "                 "))
 		}
 	}
 }
@@ -149,7 +149,7 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 				predicted = "—"
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
-				stepText(o.Step), o.Mutant, o.Status, predicted, mdList(o.Failed), mdList(missed), mdList(o.Wrong), exact)
+				text.Step(o.Step), o.Mutant, o.Status, predicted, mdList(o.Failed), mdList(missed), mdList(o.Wrong), exact)
 		}
 		// What the missed tests reported: the observations not foreseen.
 		first := true
@@ -162,7 +162,7 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 					b.WriteString("\nWhat the missed tests reported:\n")
 					first = false
 				}
-				fmt.Fprintf(&b, "\n- `%s` under `%s`:\n\n  ```\n%s\n  ```\n", m.Test, o.Mutant, report.Indent(truncate(m.Message, maxMessageLines), "  "))
+				fmt.Fprintf(&b, "\n- `%s` under `%s`:\n\n  ```\n%s\n  ```\n", m.Test, o.Mutant, text.Indent(truncate(m.Message, maxMessageLines), "  "))
 			}
 		}
 	}
@@ -201,20 +201,6 @@ func mdList(names []string) string {
 
 func mdText(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
-func stepLabel(step int) string {
-	if step == 0 {
-		return ""
-	}
-	return fmt.Sprintf("step %d, ", step)
-}
-
-func stepText(step int) string {
-	if step == 0 {
-		return "-"
-	}
-	return fmt.Sprint(step)
 }
 
 func truncate(s string, lines int) string {

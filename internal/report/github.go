@@ -9,8 +9,9 @@ import (
 // WriteGitHub writes a GitHub Actions workflow command for every mutant
 // that was not killed, annotating the line of its fragment: an error for
 // one that survived, timed out or does not compile, a notice for one that
-// crashed (detected, but by no test).
-func (r *Report) WriteGitHub(w io.Writer) error {
+// crashed (detected, but by no test). show returns the command that shows
+// a mutant, with the flags that chose it, for the annotation's hint.
+func (r *Report) WriteGitHub(w io.Writer, show func(id string) string) error {
 	for _, m := range r.Mutants {
 		level, msg := "error", ""
 		switch m.Status {
@@ -19,7 +20,7 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 		case Crashed:
 			level, msg = "notice", "no test failed, but the test binary crashed under this mutant: "+m.Reason
 		case Survived:
-			msg = "no test failed under this mutant: the suite cannot tell it from the reference. Add a test that observes the difference (mutate show " + m.ID + ")."
+			msg = "no test failed under this mutant: the suite cannot tell it from the reference. Add a test that observes the difference (" + show(m.ID) + ")."
 		case Timeout:
 			msg = "the test run under this mutant was " + m.Reason
 		case BuildFailed:

@@ -5,6 +5,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/text"
 	"io"
 	"os"
 	"strings"
@@ -138,7 +139,7 @@ func (s *Summary) count(st Status) *int {
 }
 
 func (s Summary) String() string {
-	parts := []string{fmt.Sprintf("%d mutants:", s.Total)}
+	parts := []string{text.Count(s.Total, "mutant", "mutants") + ":"}
 	for i, st := range Statuses {
 		sep := ","
 		if i == len(Statuses)-1 {

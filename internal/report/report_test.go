@@ -122,7 +122,7 @@ func TestWriteJUnit(t *testing.T) {
 
 func TestWriteGitHub(t *testing.T) {
 	var buf bytes.Buffer
-	if err := sample().WriteGitHub(&buf); err != nil {
+	if err := sample().WriteGitHub(&buf, func(id string) string { return "go tool mutate -C ex show " + id }); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "github.txt", buf.Bytes())

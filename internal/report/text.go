@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/fencelab/fencelab/internal/text"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -42,7 +43,7 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 			for i, name := range m.FailedTests {
 				fmt.Fprintf(&b, "  %s\n", name)
 				if verbose && m.Failures[i].Message != "" {
-					fmt.Fprintf(&b, "%s\n", Indent(m.Failures[i].Message, "      "))
+					fmt.Fprintf(&b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
 				}
 			}
 		case Survived:
@@ -50,12 +51,12 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 		case Crashed:
 			fmt.Fprintf(&b, "  detected, but by no test: %s\n", m.Reason)
 			if m.Output != "" {
-				fmt.Fprintf(&b, "%s\n", Indent(m.Output, "      "))
+				fmt.Fprintf(&b, "%s\n", text.Indent(m.Output, "      "))
 			}
 		case Timeout:
 			fmt.Fprintf(&b, "  %s: the mutant probably hangs\n", m.Reason)
 		case BuildFailed:
-			fmt.Fprintf(&b, "  the mutant does not compile (a defect of the mutant, not a kill):\n%s\n", Indent(m.Output, "      "))
+			fmt.Fprintf(&b, "  the mutant does not compile (a defect of the mutant, not a kill):\n%s\n", text.Indent(m.Output, "      "))
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Summary)
@@ -68,13 +69,4 @@ func countNote(m Mutant) string {
 		return fmt.Sprint(len(m.FailedTests))
 	}
 	return "-"
-}
-
-// Indent prefixes every line of s, without its trailing newlines.
-func Indent(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n")
 }

@@ -17,19 +17,22 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
 // Input is what the generated parts are made of.
 type Input struct {
-	Report      *report.Report    // a run of the catalog and the experiments
-	Catalog     []*mutants.Mutant // in step order
-	Experiments []*mutants.Mutant
-	Diffs       map[string]string // mutant id: its diff, as mutate show prints it
-	Predictions string            // path of the prediction file, as shown
-	Score       *predict.Score    // that file compared with the catalog part of Report
+	Report      *report.Report     // a run of the catalog and the experiments
+	Catalog     []*mutation.Mutant // in step order
+	Experiments []*mutation.Mutant
+	// ExperimentFiles are the files of the experiments, as the summary
+	// names them.
+	ExperimentFiles []string
+	Diffs           map[string]string // mutant id: its diff, as mutate show prints it
+	Predictions     string            // path of the prediction file, as shown
+	Score           *predict.Score    // that file compared with the catalog part of Report; nil for none
 }
 
 // Blocks returns the content of every generated block, by name.
@@ -39,10 +42,14 @@ func Blocks(in Input) map[string]string {
 		byID[m.ID] = m
 	}
 	blocks := map[string]string{
-		"summary":     summary(in, byID),
-		"matrix":      matrix(in, byID),
-		"scores":      scores(in),
-		"experiments": experiments(in, byID),
+		"summary": summary(in, byID),
+		"matrix":  matrix(in, byID),
+	}
+	if in.Score != nil {
+		blocks["scores"] = scores(in)
+	}
+	if len(in.Experiments) > 0 {
+		blocks["experiments"] = experiments(in, byID)
 	}
 	for _, m := range in.Catalog {
 		blocks["mutant "+m.ID] = mutantBlock(in, m, byID[m.ID])
@@ -51,22 +58,30 @@ func Blocks(in Input) map[string]string {
 }
 
 func summary(in Input, byID map[string]report.Mutant) string {
-	count := func(ms []*mutants.Mutant) string {
+	count := func(ms []*mutation.Mutant) string {
 		var rs []report.Mutant
 		for _, m := range ms {
 			rs = append(rs, byID[m.ID])
 		}
 		return report.Summarize(rs).String()
 	}
-	return fmt.Sprintf("- The catalog: %s.\n- The experiments (`mutants/experiments.yaml`): %s.\n- `%s`: %d of %d exact, precision %.2f, recall %.2f.\n",
-		count(in.Catalog), count(in.Experiments), in.Predictions, in.Score.Exact, in.Score.Total, in.Score.Precision, in.Score.Recall)
+	var b strings.Builder
+	fmt.Fprintf(&b, "- The catalog: %s.\n", count(in.Catalog))
+	if len(in.Experiments) > 0 {
+		fmt.Fprintf(&b, "- The experiments (%s): %s.\n", codeList(in.ExperimentFiles, ""), count(in.Experiments))
+	}
+	if in.Score != nil {
+		fmt.Fprintf(&b, "- `%s`: %d of %d exact, precision %.2f, recall %.2f.\n",
+			in.Predictions, in.Score.Exact, in.Score.Total, in.Score.Precision, in.Score.Recall)
+	}
+	return b.String()
 }
 
-func mutantBlock(in Input, m *mutants.Mutant, r report.Mutant) string {
+func mutantBlock(in Input, m *mutation.Mutant, r report.Mutant) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "`mutate show %s`:\n\n```diff\n%s```\n\n", m.ID, in.Diffs[m.ID])
+	fmt.Fprintf(&b, "`go tool mutate show %s`:\n\n```diff\n%s```\n\n", m.ID, in.Diffs[m.ID])
 	var o *predict.Outcome
-	for i := range in.Score.Outcomes {
+	for i := range outcomes(in.Score) {
 		if in.Score.Outcomes[i].Mutant == m.ID {
 			o = &in.Score.Outcomes[i]
 		}
@@ -137,6 +152,14 @@ func matrix(in Input, byID map[string]report.Mutant) string {
 	return b.String()
 }
 
+// outcomes returns the outcomes of s, none if there is no score.
+func outcomes(s *predict.Score) []predict.Outcome {
+	if s == nil {
+		return nil
+	}
+	return s.Outcomes
+}
+
 func scores(in Input) string {
 	var b strings.Builder
 	b.WriteString("| step | mutant | predicted | failed | right | missed | wrong | exact |\n|---:|---|---:|---:|---:|---:|---:|:-:|\n")
@@ -148,7 +171,7 @@ func scores(in Input) string {
 		fmt.Fprintf(&b, "| %d | `%s` | %d | %d | %d | %d | %d | %s |\n",
 			o.Step, o.Mutant, len(o.Predicted), len(o.Failed), len(o.Right), len(o.Missed), len(o.Wrong), exact)
 	}
-	fmt.Fprintf(&b, "\n`%s`: %d of %d exact, precision %.2f, recall %.2f (`mutate check %s`).\n",
+	fmt.Fprintf(&b, "\n`%s`: %d of %d exact, precision %.2f, recall %.2f (`go tool mutate check %s`).\n",
 		in.Predictions, in.Score.Exact, in.Score.Total, in.Score.Precision, in.Score.Recall, in.Predictions)
 	return b.String()
 }
@@ -164,15 +187,16 @@ func experiments(in Input, byID map[string]report.Mutant) string {
 }
 
 // change describes a mutant's rewrite in one table cell.
-func change(m *mutants.Mutant) string {
-	find, repl := oneLine(m.Find), oneLine(m.Replace)
+func change(m *mutation.Mutant) string {
+	find, repl := mdCell(m.Find), mdCell(m.Replace)
 	if repl == "" {
 		return fmt.Sprintf("in `%s`, delete `%s`", m.Target, find)
 	}
 	return fmt.Sprintf("in `%s`, `%s` → `%s`", m.Target, find, repl)
 }
 
-func oneLine(s string) string {
+// mdCell puts s on one line of a Markdown table cell.
+func mdCell(s string) string {
 	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
 }
 

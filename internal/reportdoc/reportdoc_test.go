@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
-	"github.com/fencelab/fencelab/mutants"
 )
 
 func TestRewrite(t *testing.T) {
@@ -44,8 +44,11 @@ func TestRewrite_Errors(t *testing.T) {
 }
 
 func TestBlocks(t *testing.T) {
-	cat := mutants.Catalog()[:2]
-	exp := []*mutants.Mutant{{ID: "x", Step: 4, Target: "Store.Claim", Kind: mutants.Stmt, Find: "fence++", Replace: ""}}
+	cat := []*mutation.Mutant{
+		{ID: "init-not-idempotent", Step: 1, Target: "schema", Kind: mutation.String, Find: "IF NOT EXISTS ", Replace: ""},
+		{ID: "enqueue-replace", Step: 2, Target: "Store.Enqueue", Kind: mutation.String, Find: "OR IGNORE", Replace: "OR REPLACE"},
+	}
+	exp := []*mutation.Mutant{{ID: "x", Step: 4, Target: "Store.Claim", Kind: mutation.Stmt, Find: "fence++", Replace: ""}}
 	rep := &report.Report{
 		Baseline: report.Baseline{TestNames: []string{"TestA", "TestB", "TestC"}},
 		Mutants: []report.Mutant{
@@ -59,8 +62,8 @@ func TestBlocks(t *testing.T) {
 			Missed: []predict.Missed{{Test: "TestB"}}},
 		{Mutant: cat[1].ID, Step: 2, Predicted: []string{}, Exact: true},
 	}}
-	blocks := Blocks(Input{Report: rep, Catalog: cat, Experiments: exp, Diffs: map[string]string{cat[0].ID: "-a\n+b\n"},
-		Predictions: "p.yaml", Score: score})
+	blocks := Blocks(Input{Report: rep, Catalog: cat, Experiments: exp, ExperimentFiles: []string{"more.yaml"},
+		Diffs: map[string]string{cat[0].ID: "-a\n+b\n"}, Predictions: "p.yaml", Score: score})
 	checks := map[string][]string{
 		"matrix": {"| test | 1 | 2 |", "| `TestA` | ✗ |   |", "| `TestB` | ✗ |   |", "| **tests that failed** | 2 | 0 |",
 			"1 of the 3 tests and subtests failed under no catalog mutant: `TestC`."},
@@ -68,8 +71,9 @@ func TestBlocks(t *testing.T) {
 			"- Failed under the mutant (killed): `TestA`, `TestB`", "- The prediction differs: missed `TestB`; wrong none."},
 		"mutant enqueue-replace": {"- Predicted in `p.yaml`: none (survives)", "(survived): none", "The prediction is exact."},
 		"experiments":            {"| 4 | `x` | in `Store.Claim`, delete `fence++` | killed | `TestB` |"},
-		"summary":                {"- The catalog: 2 mutants: 1 killed, 1 survived, 0 crashed, 0 timeout, 0 build-failed.", "- `p.yaml`: 1 of 2 exact, precision 1.00, recall 0.50."},
-		"scores":                 {"| 1 | `init-not-idempotent` | 1 | 2 | 1 | 1 | 0 | ✗ |"},
+		"summary": {"- The catalog: 2 mutants: 1 killed, 1 survived, 0 crashed, 0 timeout, 0 build-failed.",
+			"- The experiments (`more.yaml`): 1 mutant:", "- `p.yaml`: 1 of 2 exact, precision 1.00, recall 0.50."},
+		"scores": {"| 1 | `init-not-idempotent` | 1 | 2 | 1 | 1 | 0 | ✗ |"},
 	}
 	for name, wants := range checks {
 		for _, want := range wants {

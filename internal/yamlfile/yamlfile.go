@@ -257,3 +257,17 @@ func (n Node) Int() (int, error) {
 	}
 	return 0, n.Errorf("number %s is out of range", i.GetToken().Value)
 }
+
+// Errors is every problem found in one or more files, one per line.
+type Errors []error
+
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns the problems, so that errors.As finds one of them.
+func (e Errors) Unwrap() []error { return e }

@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"fmt"

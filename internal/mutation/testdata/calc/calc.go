@@ -32,3 +32,14 @@ func Upper(s string) string {
 func Scale(x, f int) int {
 	return x * f
 }
+
+// Clamp keeps x within lo and hi: its comparisons repeat.
+func Clamp(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x > hi || x < lo {
+		return hi
+	}
+	return x
+}

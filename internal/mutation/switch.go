@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -72,7 +71,7 @@ func (p *Package) Switch(ms []*Mutant, exclude map[string]string) (*Switched, er
 		if _, ok := sw.Excluded[m.ID]; ok {
 			continue
 		}
-		if err := m.check(); err != nil {
+		if err := m.Check(); err != nil {
 			return nil, err
 		}
 		sf, err := p.fileOf(m)
@@ -141,68 +140,24 @@ func (sw *Switched) Blame(file string, line int) []string {
 // it cannot.
 func switchOne(fset *token.FileSet, f *ast.File, m *Mutant, skip map[ast.Node]bool) string {
 	decl := findDecl(f, m.Target)
-	site, err := locateSkipping(fset, decl, m, skip)
+	s, err := locateSkipping(fset, decl, m, skip)
 	if err != nil {
 		return "its fragment is not found once outside the other switches: " + err.Error()
 	}
+	// Every node of a switch is placed at the site, so that the printer
+	// keeps the comments around it in their place.
 	on := func() ast.Expr {
-		return &ast.CallExpr{Fun: ast.NewIdent(onFunc), Args: []ast.Expr{&ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(m.ID)}}}
+		return &ast.CallExpr{
+			Fun: &ast.Ident{NamePos: s.from, Name: onFunc}, Lparen: s.from, Rparen: s.from,
+			Args: []ast.Expr{&ast.BasicLit{ValuePos: s.from, Kind: token.STRING, Value: strconv.Quote(m.ID)}},
+		}
 	}
-	var with ast.Node
-	switch m.Kind {
-	case Expr:
-		orig := site.node.(ast.Expr)
-		mut := expr(m.Replace)
-		reposition(mut, orig.Pos())
-		switch {
-		case boolish(orig) && boolish(mut):
-			// (on && (mut) || !on && (orig)): each side is evaluated only
-			// when it is the one that counts.
-			with = &ast.ParenExpr{X: &ast.BinaryExpr{
-				X:  &ast.BinaryExpr{X: on(), Op: token.LAND, Y: &ast.ParenExpr{X: mut}},
-				Op: token.LOR,
-				Y:  &ast.BinaryExpr{X: &ast.UnaryExpr{Op: token.NOT, X: on()}, Op: token.LAND, Y: &ast.ParenExpr{X: orig}},
-			}}
-		case pure(orig) && pure(mut):
-			with = &ast.CallExpr{Fun: ast.NewIdent(pickFunc), Args: []ast.Expr{on(), mut, orig}}
-		default:
-			return "its expression is neither a condition nor free of side effects"
-		}
-		skip[mut] = true
-	case String:
-		orig := site.node.(*ast.BasicLit)
-		mut := site.with.(*ast.BasicLit)
-		mut.ValuePos = orig.ValuePos
-		with = &ast.CallExpr{Fun: ast.NewIdent(pickFunc), Args: []ast.Expr{on(), mut, orig}}
-		skip[mut] = true
-		if vs, ok := decl.(*ast.ValueSpec); ok {
-			constToVar(f, vs)
-		}
-	case Stmt:
-		list := stmtList(site.node)
-		mut := replacementStmts(m.Replace, site.from)
-		i, n := site.index, len(stmts(m.Find))
-		orig := slices.Clone((*list)[i : i+n])
-		ifs := &ast.IfStmt{If: site.from, Cond: on(), Body: &ast.BlockStmt{List: mut}, Else: &ast.BlockStmt{List: orig}}
-		with = withStmts(site.node, slices.Concat((*list)[:i], []ast.Stmt{ifs}, (*list)[i+n:]))
-		skip[ifs.Body] = true
-	case Body:
-		body := site.node.(*ast.BlockStmt)
-		mut := &ast.BlockStmt{List: replacementStmts(m.Replace, body.Lbrace)}
-		with = &ast.BlockStmt{Lbrace: body.Lbrace, Rbrace: body.Rbrace, List: []ast.Stmt{
-			&ast.IfStmt{If: body.Lbrace, Cond: on(), Body: mut, Else: &ast.BlockStmt{List: body.List}},
-		}}
-		skip[mut] = true
+	with, mutant, why := kinds[m.Kind].switched(f, decl, s, m, on)
+	if why != "" {
+		return why
 	}
-	replaced := false
-	astutil.Apply(f, func(c *astutil.Cursor) bool {
-		if !replaced && c.Node() == site.node {
-			c.Replace(with)
-			replaced = true
-		}
-		return !replaced
-	}, nil)
-	if !replaced {
+	skip[mutant] = true
+	if !replace(f, s.node, with) {
 		return "internal error: the site is gone"
 	}
 	return ""
@@ -244,85 +199,6 @@ func standIn(n ast.Node) ast.Node {
 	default:
 		return ast.NewIdent("_")
 	}
-}
-
-// constToVar turns the const declaration that holds vs into a var, since a
-// switch is a run-time choice. A use of it where Go needs a constant then
-// fails to compile, and the mutant falls back to its own build.
-func constToVar(f *ast.File, vs *ast.ValueSpec) {
-	for _, d := range f.Decls {
-		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST && len(gd.Specs) == 1 && gd.Specs[0] == vs {
-			gd.Tok = token.VAR
-		}
-	}
-}
-
-// boolish reports whether e is, by its shape, a boolean expression.
-func boolish(e ast.Expr) bool {
-	switch e := e.(type) {
-	case *ast.ParenExpr:
-		return boolish(e.X)
-	case *ast.UnaryExpr:
-		return e.Op == token.NOT
-	case *ast.BinaryExpr:
-		switch e.Op {
-		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
-			return true
-		}
-	case *ast.Ident:
-		return e.Name == "true" || e.Name == "false"
-	}
-	return false
-}
-
-// pure reports whether evaluating e can have no effect and cannot panic:
-// names, literals, and arithmetic on them other than division.
-func pure(e ast.Expr) bool {
-	switch e := e.(type) {
-	case *ast.Ident, *ast.BasicLit:
-		return true
-	case *ast.ParenExpr:
-		return pure(e.X)
-	case *ast.UnaryExpr:
-		return e.Op != token.ARROW && e.Op != token.AND && pure(e.X)
-	case *ast.BinaryExpr:
-		return e.Op != token.QUO && e.Op != token.REM && e.Op != token.SHL && e.Op != token.SHR && pure(e.X) && pure(e.Y)
-	}
-	return false
-}
-
-// replacementStmts parses a statement fragment placed at pos.
-func replacementStmts(src string, pos token.Pos) []ast.Stmt {
-	list := stmts(src)
-	for _, s := range list {
-		reposition(s, pos)
-	}
-	return list
-}
-
-var posType = reflect.TypeFor[token.Pos]()
-
-// reposition moves every valid position in the tree under n to pos, the
-// start of the code it stands in for, so that the printer lays the new code
-// out there. Positions that are not valid stay so: they mean "absent" (a
-// call without "...", say).
-func reposition(n ast.Node, pos token.Pos) {
-	ast.Inspect(n, func(n ast.Node) bool {
-		if n == nil {
-			return false
-		}
-		v := reflect.ValueOf(n)
-		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-			return true
-		}
-		v = v.Elem()
-		for i := range v.NumField() {
-			if f := v.Field(i); f.Type() == posType && f.CanSet() && token.Pos(f.Int()).IsValid() {
-				f.SetInt(int64(pos))
-			}
-		}
-		return true
-	})
 }
 
 // switchSpans finds, in a printed switched file, the lines of the

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/progress"
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+func show(ctx context.Context, c *call, args []string) error {
+	fs := newFlagSet(c, "[flags] ID...", "Print each mutant's step, contract and rationale, the design note's fragment\nit stands for, and the mutant as a unified diff against the code.")
+	var mf mutantFlags
+	mf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef(fs, "no mutant id given (go tool mutate list shows them)")
+	}
+	ch, err := mf.load()
+	if err != nil {
+		return err
+	}
+	if err := ch.needPackage(); err != nil {
+		return err
+	}
+	var ms []*mutation.Mutant
+	for _, id := range fs.Args() {
+		m, err := lookup(ch.all, id)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, m)
+	}
+	p, err := harness.Prepare(ctx, harness.Config{Dir: ch.dir, Package: ch.pkg, Mutants: ms, Progress: progress.New(c.stderr, false)})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	for i, a := range p.Applied {
+		if i > 0 {
+			fmt.Fprintln(c.stdout)
+		}
+		m := a.Mutant
+		file := p.RelFile(a)
+		title := ""
+		if m.Title != "" {
+			title = ": " + m.Title
+		}
+		fmt.Fprintf(c.stdout, "%s (%s%s:%d)%s\n\n", m.ID, text.StepPrefix(m.Step), file, a.Line, title)
+		field(c.stdout, "contract", m.Contract)
+		field(c.stdout, "rationale", m.Rationale)
+		if m.Seed != "" {
+			field(c.stdout, "seed", m.Seed+"   (the fragment as the design note writes it)")
+		}
+		field(c.stdout, "rewrite", m.Describe())
+		fmt.Fprintln(c.stdout)
+		fmt.Fprint(c.stdout, a.Diff(file))
+	}
+	return nil
+}
+
+func field(w io.Writer, name, value string) {
+	if value != "" {
+		fmt.Fprintf(w, "%-10s %s\n", name+":", text.OneLine(value, 1000))
+	}
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/predict"
+)
+
+const templateSummary = `Write a prediction file to fill in: every mutant with an empty prediction, and
+the names of every test of the suite (from a run of the unmutated suite, or
+the cache). It never overwrites a file, and makes the directory it goes in.`
+
+func template(ctx context.Context, c *call, args []string) error {
+	fs := newFlagSet(c, "[flags]", templateSummary)
+	var mf mutantFlags
+	mf.register(fs)
+	learner := fs.String("learner", "", "the learner's `name`, written into the file")
+	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
+	var rf runFlags
+	fs.BoolVar(&rf.noCache, "no-cache", false, "run the suite even if the names of its tests are cached")
+	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	ch, err := mf.load()
+	if err != nil {
+		return err
+	}
+	if err := ch.needPackage(); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := checkOutput(*out, false); errors.Is(err, errExists) {
+			return fmt.Errorf("%w; the template does not overwrite a prediction file", err)
+		} else if err != nil {
+			return err
+		}
+	}
+	rf.jobs = 1
+	cfg := rf.config(ch, c.stderr)
+	p, err := harness.Prepare(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	// The names of subtests are known only from a run of the suite.
+	names, err := p.TestNames(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	path := *out
+	if path == "" {
+		path = "FILE"
+	}
+	tmpl := predict.Template{
+		Learner: *learner, Package: p.Target.Rel, Mutants: ch.mutants, Tests: names,
+		Check: c.command(&mf, "check", path),
+		Show:  func(id string) string { return c.command(&mf, "show", id) },
+	}
+	if *out == "" {
+		return tmpl.Write(c.stdout)
+	}
+	if err := writeFile(*out, func(w io.Writer) error { return tmpl.Write(w) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: %s\n", *out, tmpl.Check)
+	return nil
+}

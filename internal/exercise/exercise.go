@@ -1,0 +1,366 @@
+// Package exercise reads what makes a module an exercise: files of
+// mutants, each naming the package it mutates. The tool knows no exercise
+// by name; it knows where to look.
+//
+// A mutants file, the catalog and any other, is YAML:
+//
+//	package: ./lease                 # the package to mutate, from the module root
+//	report:                          # optional: what `mutate report` regenerates
+//	  file: REPORT.md
+//	  mutants: [mutants/experiments.yaml]
+//	  predictions: predictions/example.yaml
+//	mutants:
+//	  - id: claim-boundary           # lower-case letters, digits, '-'
+//	    step: 4                      # optional, as are title, contract,
+//	    title: ...                   # rationale and seed
+//	    target: Store.Claim          # a function, Type.Method, or package-level const or var
+//	    kind: expr                   # expr, stmt, body or string
+//	    find: until > now
+//	    replace: until >= now
+//	    occurrence: 2                # optional: which match, when find matches more than once
+//	    line: 226                    # optional: the match on this line
+//
+// A module's catalog is mutants/catalog.yaml at its root: what mutate
+// reads when no file is named. Every problem of a file is reported at once,
+// each at its file:line:col.
+package exercise
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// Catalog is where a module keeps its catalog, from its root.
+const Catalog = "mutants/catalog.yaml"
+
+// ErrNoModule is returned by FindRoot outside a Go module.
+var ErrNoModule = errors.New("not in a Go module: no go.mod here or in any directory above")
+
+// FindRoot returns the root of the module that holds dir: the nearest
+// directory at or above it with a go.mod.
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; {
+		if info, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && !info.IsDir() {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("%s: %w", dir, ErrNoModule)
+		}
+		d = parent
+	}
+}
+
+// File is one mutants file.
+type File struct {
+	Path    string // as given
+	Package string // the package it mutates, relative to the module root ("./lease"); "" if it names none
+	Report  *Report
+	Mutants []*mutation.Mutant
+
+	packageAt yamlfile.Pos
+}
+
+// Report says what `mutate report` regenerates from a run of a catalog.
+// Its paths are relative to the module root.
+type Report struct {
+	File        string   // the document with generated blocks, such as REPORT.md
+	Mutants     []string // more mutants files that the report runs beside the catalog
+	Predictions string   // a prediction file that the report scores, or ""
+}
+
+// fields are the keys of a mutant, in the order they are documented.
+var fields = []string{"id", "step", "title", "contract", "rationale", "seed", "target", "kind", "find", "replace", "occurrence", "line"}
+
+// required are the fields every mutant must give.
+var required = []string{"id", "target", "kind", "find", "replace"}
+
+// LoadFile reads a mutants file. Its error is a yamlfile.Errors with every
+// problem of the file, each at its position.
+func LoadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := yamlfile.Parse(path, data)
+	if err != nil {
+		return nil, yamlfile.Errors{err}
+	}
+	f := &File{Path: path}
+	var errs yamlfile.Errors
+	if root.Kind() != "a mapping" {
+		return nil, yamlfile.Errors{root.Errorf("a mutants file is a mapping with \"package:\" and \"mutants:\", got %s", root.Kind())}
+	}
+	top, dups := root.Entries()
+	errs = append(errs, dups...)
+	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "report", "mutants"); err != nil {
+		errs = append(errs, err)
+	}
+	found := false
+	for _, e := range top {
+		switch e.Key {
+		case "package":
+			if f.Package, err = e.Value.String(); err != nil {
+				errs = append(errs, e.Value.Errorf("package must be a directory, such as ./lease, got %s", e.Value.Kind()))
+			}
+			f.Package = normalizePackage(f.Package)
+			f.packageAt = e.Value.Pos()
+		case "report":
+			r, rerrs := decodeReport(e.Value)
+			f.Report = r
+			errs = append(errs, rerrs...)
+		case "mutants":
+			found = true
+			ms, merrs := decodeMutants(e)
+			f.Mutants = ms
+			errs = append(errs, merrs...)
+		}
+	}
+	if !found {
+		errs = append(errs, root.Errorf("no mutants: the file needs a list under \"mutants:\""))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return f, nil
+}
+
+// normalizePackage writes a package directory as go does: "./lease".
+func normalizePackage(p string) string {
+	if p == "" || p == "." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+		return p
+	}
+	return "./" + p
+}
+
+func decodeReport(n yamlfile.Node) (*Report, yamlfile.Errors) {
+	entries, errs := n.Entries()
+	if n.Kind() != "a mapping" {
+		return nil, yamlfile.Errors{n.Errorf("report must be a mapping with file, mutants and predictions, got %s", n.Kind())}
+	}
+	if err := yamlfile.CheckKeys(entries, "report", "file", "mutants", "predictions"); err != nil {
+		errs = append(errs, err)
+	}
+	r := &Report{}
+	for _, e := range entries {
+		var err error
+		switch e.Key {
+		case "file":
+			r.File, err = e.Value.String()
+		case "predictions":
+			r.Predictions, err = e.Value.String()
+		case "mutants":
+			var items []yamlfile.Node
+			if items, err = e.Value.Seq(); err == nil {
+				for _, item := range items {
+					s, err := item.String()
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					r.Mutants = append(r.Mutants, s)
+				}
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if r.File == "" && len(errs) == 0 {
+		errs = append(errs, n.Errorf("report needs a file: the document whose generated blocks mutate report rewrites"))
+	}
+	return r, errs
+}
+
+func decodeMutants(e yamlfile.Entry) ([]*mutation.Mutant, yamlfile.Errors) {
+	items, err := e.Value.Seq()
+	if err != nil {
+		return nil, yamlfile.Errors{e.Value.Errorf("mutants must be a list, got %s", e.Value.Kind())}
+	}
+	if len(items) == 0 {
+		return nil, yamlfile.Errors{e.KeyAt.Errorf("the list of mutants is empty")}
+	}
+	var (
+		ms   []*mutation.Mutant
+		errs yamlfile.Errors
+		seen = map[string]yamlfile.Pos{}
+	)
+	for _, item := range items {
+		m, merrs := decodeMutant(item)
+		errs = append(errs, merrs...)
+		if m == nil {
+			continue
+		}
+		if first, dup := seen[m.ID]; dup && m.ID != "" {
+			errs = append(errs, &yamlfile.Error{Pos: m.Defined["id"], Msg: fmt.Sprintf("mutant %s: duplicate id (first at line %d): ids must be unique", m.ID, first.Line)})
+			continue
+		}
+		seen[m.ID] = m.Defined["id"]
+		if len(merrs) == 0 {
+			ms = append(ms, m)
+		}
+	}
+	return ms, errs
+}
+
+func decodeMutant(item yamlfile.Node) (*mutation.Mutant, yamlfile.Errors) {
+	if item.Kind() != "a mapping" {
+		return nil, yamlfile.Errors{item.Errorf("a mutant is a mapping of %s, got %s", strings.Join(required, ", "), item.Kind())}
+	}
+	entries, errs := item.Entries()
+	if err := yamlfile.CheckKeys(entries, "a mutant", fields...); err != nil {
+		errs = append(errs, err)
+	}
+	m := &mutation.Mutant{Defined: map[string]yamlfile.Pos{}}
+	for _, e := range entries {
+		m.Defined[e.Key] = e.Value.Pos()
+		var err error
+		switch e.Key {
+		case "step", "occurrence", "line":
+			var n int
+			if n, err = e.Value.Int(); err == nil && n < 0 {
+				err = e.Value.Errorf("%s must be 0 or more", e.Key)
+			}
+			*intField(m, e.Key) = n
+		case "kind":
+			var k string
+			k, err = e.Value.String()
+			m.Kind = mutation.Kind(k)
+		case "find", "replace":
+			// Go source: "0" stays "0".
+			var text string
+			text, err = e.Value.Text()
+			*stringField(m, e.Key) = strings.TrimRight(text, "\n")
+		default:
+			if p := stringField(m, e.Key); p != nil {
+				*p, err = e.Value.String()
+				*p = strings.TrimRight(*p, "\n")
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, f := range required {
+		if _, ok := m.Defined[f]; !ok {
+			name := m.ID
+			if name == "" {
+				name = "without an id"
+			}
+			errs = append(errs, item.Errorf("mutant %s: missing field %q (needs: %s)", name, f, strings.Join(required, ", ")))
+		}
+	}
+	if len(errs) == 0 {
+		if err := m.Check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return m, errs
+}
+
+func intField(m *mutation.Mutant, key string) *int {
+	switch key {
+	case "step":
+		return &m.Step
+	case "occurrence":
+		return &m.Occurrence
+	}
+	return &m.Line
+}
+
+func stringField(m *mutation.Mutant, key string) *string {
+	switch key {
+	case "id":
+		return &m.ID
+	case "title":
+		return &m.Title
+	case "contract":
+		return &m.Contract
+	case "rationale":
+		return &m.Rationale
+	case "seed":
+		return &m.Seed
+	case "target":
+		return &m.Target
+	case "find":
+		return &m.Find
+	case "replace":
+		return &m.Replace
+	}
+	return nil
+}
+
+// Set is the mutants of one run, from one or more files, all of one
+// package.
+type Set struct {
+	Root    string // the module root
+	Files   []*File
+	Mutants []*mutation.Mutant // in the order of the files
+	// Package is the package the files name, relative to the module root;
+	// "" when none names one.
+	Package string
+}
+
+// Load reads the mutants files at paths, or the module's catalog when
+// there are none. Its error is a yamlfile.Errors with every problem of
+// every file: the files' own, an id that two files use, and two packages.
+func Load(root string, paths []string) (*Set, error) {
+	if len(paths) == 0 {
+		catalog := filepath.Join(root, filepath.FromSlash(Catalog))
+		if _, err := os.Stat(catalog); err != nil {
+			return nil, fmt.Errorf("no mutants: the module has no %s, and no -mutants FILE was given", Catalog)
+		}
+		paths = []string{catalog}
+	}
+	s := &Set{Root: root}
+	var (
+		errs    yamlfile.Errors
+		ids     = map[string]string{}
+		pkgFrom *File
+	)
+	for _, path := range paths {
+		f, err := LoadFile(path)
+		var list yamlfile.Errors
+		switch {
+		case errors.As(err, &list):
+			errs = append(errs, list...)
+			continue
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		}
+		s.Files = append(s.Files, f)
+		if f.Package != "" {
+			switch {
+			case pkgFrom == nil:
+				s.Package, pkgFrom = f.Package, f
+			case f.Package != s.Package:
+				errs = append(errs, &yamlfile.Error{Pos: f.packageAt, Msg: fmt.Sprintf(
+					"package %s differs from %s of %s: one run mutates one package", f.Package, s.Package, pkgFrom.Path)})
+			}
+		}
+		for _, m := range f.Mutants {
+			if first, dup := ids[m.ID]; dup {
+				errs = append(errs, &yamlfile.Error{Pos: m.Defined["id"], Msg: fmt.Sprintf(
+					"mutant %s: id already used in %s; choose another", m.ID, first)})
+				continue
+			}
+			ids[m.ID] = f.Path
+			s.Mutants = append(s.Mutants, m)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}

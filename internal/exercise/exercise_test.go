@@ -1,0 +1,142 @@
+package exercise
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+func TestLoadFile_ReadsMutantsPackageAndReport(t *testing.T) {
+	f, err := LoadFile("testdata/files/ok.yaml")
+	if err != nil {
+		t.Fatalf("LoadFile() error = %v", err)
+	}
+	if f.Package != "./lease" {
+		t.Errorf("Package = %q, want ./lease", f.Package)
+	}
+	if r := f.Report; r == nil || r.File != "REPORT.md" || strings.Join(r.Mutants, ",") != "more.yaml" || r.Predictions != "predictions/example.yaml" {
+		t.Errorf("Report = %+v", f.Report)
+	}
+	if len(f.Mutants) != 2 {
+		t.Fatalf("LoadFile() = %d mutants, want 2", len(f.Mutants))
+	}
+	m := f.Mutants[1]
+	if m.ID != "claim-ignores-done" || m.Step != 4 || m.Kind != mutation.Stmt || m.Target != "Store.Claim" ||
+		m.Find != "if done {\n\treturn 0, nil\n}" || m.Replace != "" || m.Rationale == "" || m.Occurrence != 1 {
+		t.Fatalf("mutant 1 = %+v", m)
+	}
+	if got, want := m.Defined["target"].String(), "testdata/files/ok.yaml:19:13"; got != want {
+		t.Errorf("position of target = %q, want %q", got, want)
+	}
+}
+
+// Every problem of a file is reported at once, each at its position.
+func TestLoadFile_EveryProblemWithItsPosition(t *testing.T) {
+	_, err := LoadFile("testdata/files/many-problems.yaml")
+	var list yamlfile.Errors
+	if !errors.As(err, &list) {
+		t.Fatalf("LoadFile() error = %v, want a list of problems", err)
+	}
+	want := []string{
+		`testdata/files/many-problems.yaml:3:9: mutant Bad: id "Bad": use lower-case letters, digits and '-'`,
+		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, target, kind, find, replace, occurrence, line`,
+		`testdata/files/many-problems.yaml:8:5: mutant typo: missing field "target" (needs: id, target, kind, find, replace)`,
+		`testdata/files/many-problems.yaml:14:11: want a whole number, got a string`,
+		`testdata/files/many-problems.yaml:22:11: mutant broken: find is not a Go expr: line 1:8: expected operand, found 'EOF'`,
+		`testdata/files/many-problems.yaml:29:9: mutant fine: duplicate id (first at line 24): ids must be unique`,
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Fatalf("LoadFile() errors:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+func TestLoadFile_ErrorsNamePosition(t *testing.T) {
+	tests := []struct {
+		file, want string
+	}{
+		{"unparsable-find.yaml", "unparsable-find.yaml:5:11: mutant broken: find is not a Go expr: line 1:8: expected operand"},
+		{"duplicate-id.yaml", `duplicate-id.yaml:7:9: mutant same: duplicate id (first at line 2): ids must be unique`},
+		{"unknown-field.yaml", `unknown-field.yaml:3:5: unknown field "taget" in a mutant (did you mean "target"?)`},
+		{"missing-field.yaml", `missing-field.yaml:2:5: mutant no-replace: missing field "replace" (needs: id, target, kind, find, replace)`},
+		{"wrong-type.yaml", "wrong-type.yaml:3:11: want a whole number, got a string"},
+		{"not-a-list.yaml", "not-a-list.yaml:2:3: mutants must be a list, got a mapping"},
+		{"empty.yaml", "empty.yaml:1:1: the file is empty"},
+		{"not-yaml.yaml", "not-yaml.yaml:2:9: not valid YAML"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "files", tc.file)
+			_, err := LoadFile(path)
+			var pe *yamlfile.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("LoadFile() error = %v, want a positioned error", err)
+			}
+			if want := filepath.Join("testdata", "files", tc.want); !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("LoadFile() error =\n  %s\nwant prefix\n  %s", err, want)
+			}
+		})
+	}
+}
+
+// Files of one run share one package and no id.
+func TestLoad_FilesAgreeOnPackageAndIDs(t *testing.T) {
+	s, err := Load(".", []string{"testdata/files/ok.yaml", "testdata/files/missing-field.yaml"})
+	if err == nil {
+		t.Fatalf("Load() = %+v, want the problem of missing-field.yaml", s)
+	}
+	_, err = Load(".", []string{"testdata/files/ok.yaml", "testdata/files/other-package.yaml"})
+	want := []string{
+		"testdata/files/other-package.yaml:1:10: package ./other differs from ./lease of testdata/files/ok.yaml: one run mutates one package",
+		"testdata/files/other-package.yaml:3:9: mutant renew-at-expiry-ge: id already used in testdata/files/ok.yaml; choose another",
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("Load() error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	s, err = Load(".", []string{"testdata/files/ok.yaml"})
+	if err != nil || s.Package != "./lease" || len(s.Mutants) != 2 {
+		t.Fatalf("Load(ok.yaml) = %+v, %v", s, err)
+	}
+}
+
+// With no file named, the module's catalog is read; a module without one
+// says so.
+func TestLoad_TheCatalogByDefault(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Load(root, nil); err == nil || !strings.Contains(err.Error(), "the module has no mutants/catalog.yaml, and no -mutants FILE was given") {
+		t.Fatalf("Load(no catalog) error = %v", err)
+	}
+	data, err := os.ReadFile("testdata/files/ok.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "mutants"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, Catalog), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(root, nil)
+	if err != nil || len(s.Mutants) != 2 || s.Files[0].Path != filepath.Join(root, Catalog) {
+		t.Fatalf("Load(catalog) = %+v, %v", s, err)
+	}
+}
+
+func TestFindRoot_WalksUpToGoMod(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := FindRoot(deep); err != nil || got != root {
+		t.Fatalf("FindRoot(%s) = %q, %v; want %q", deep, got, err, root)
+	}
+	if _, err := FindRoot(filepath.Dir(root)); !errors.Is(err, ErrNoModule) && err != nil {
+		t.Fatalf("FindRoot(outside) error = %v, want ErrNoModule", err)
+	}
+}

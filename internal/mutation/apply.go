@@ -1,0 +1,195 @@
+package mutation
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/go-toolsmith/astcopy"
+	"github.com/go-toolsmith/astequal"
+	"golang.org/x/tools/go/ast/astutil"
+
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+// Applied is a mutant applied to the package.
+type Applied struct {
+	Mutant   *Mutant
+	File     string // absolute path of the rewritten file
+	Line     int    // line of the fragment in the reference file
+	Original []byte // the reference file
+	Mutated  []byte // the rewritten file, gofmt-formatted
+}
+
+// Apply rewrites a copy of the file that declares m's target and returns
+// the result. It fails with ErrUnknownTarget or ErrDrift, or when the
+// rewrite leaves the target unchanged or does not print as valid Go.
+//
+// The rewrite happens on an astcopy of the parsed file, with astutil.Apply.
+// It is printed by splicing the fragment's source into the reference in
+// place of the matched node and formatting the result with go/format, so
+// that every comment and line outside the fragment stays as it was. The
+// printed mutant is parsed again: its target must equal the rewritten tree
+// and every other declaration the reference.
+func (p *Package) Apply(m *Mutant) (*Applied, error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	sf, err := p.fileOf(m)
+	if err != nil {
+		return nil, err
+	}
+	copied := astcopy.File(sf.ast)
+	s, err := rewrite(p.fset, copied, m)
+	if err != nil {
+		return nil, err
+	}
+	from, to := p.fset.Position(s.from).Offset, p.fset.Position(s.to).Offset
+	spliced := slices.Concat(sf.src[:from], []byte(s.text), sf.src[to:])
+	out, err := formatMutant(sf.path, spliced, usedImports(sf.ast))
+	if err != nil {
+		return nil, m.errorf("replace", "the mutant does not print as Go: %v", err)
+	}
+	if err := verify(sf, out, targetDecl(copied, m.Target), m); err != nil {
+		return nil, err
+	}
+	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out}, nil
+}
+
+// rewrite applies m to f, a copy of a parsed file, and returns the site.
+func rewrite(fset *token.FileSet, f *ast.File, m *Mutant) (*site, error) {
+	before := astcopy.Decl(targetDecl(f, m.Target))
+	s, err := locate(fset, findDecl(f, m.Target), m)
+	if err != nil {
+		return nil, err
+	}
+	if !replace(f, s.node, s.with) {
+		return nil, m.errorf("find", "internal error: the match in %s is gone", m.Target)
+	}
+	if astequal.Decl(before, targetDecl(f, m.Target)) {
+		return nil, m.errorf("replace", "the rewrite leaves %s unchanged", m.Target)
+	}
+	return s, nil
+}
+
+// replace puts with in place of node in f, and reports whether it found it.
+func replace(f *ast.File, node, with ast.Node) bool {
+	replaced := false
+	astutil.Apply(f, func(c *astutil.Cursor) bool {
+		if !replaced && c.Node() == node {
+			c.Replace(with)
+			replaced = true
+		}
+		return !replaced
+	}, nil)
+	return replaced
+}
+
+// locate finds the one place in decl where m applies: its fragment's only
+// match, or the one that m's Occurrence or Line picks.
+func locate(fset *token.FileSet, decl ast.Node, m *Mutant) (*site, error) {
+	k := kinds[m.Kind]
+	if _, isFunc := decl.(*ast.FuncDecl); m.Kind == Body && !isFunc {
+		return nil, m.errorf("target", "kind body needs a function or method, and %s is not one", m.Target)
+	}
+	all := k.sites(fset, scopeOf(decl), m)
+	sites := all
+	if m.Line > 0 {
+		sites = slices.DeleteFunc(slices.Clone(sites), func(s *site) bool { return s.line != m.Line })
+	}
+	if m.Occurrence > 0 {
+		if m.Occurrence > len(sites) {
+			sites = nil
+		} else {
+			sites = sites[m.Occurrence-1 : m.Occurrence]
+		}
+	}
+	if len(sites) == 1 {
+		return sites[0], nil
+	}
+	what := fmt.Sprintf("%s `%s`", m.Kind, text.OneLine(m.Find, 60))
+	var lines []string
+	for _, s := range all {
+		lines = append(lines, strconv.Itoa(s.line))
+	}
+	field := "find"
+	var msg string
+	switch {
+	case len(all) == 0:
+		msg = fmt.Sprintf("%s matches 0 times in %s, want exactly 1: no such fragment there (it is matched as Go, so spacing does not matter, but names, operators and literals do)", what, m.Target)
+	case m.Occurrence > 0 || m.Line > 0:
+		field = "occurrence"
+		if m.Line > 0 {
+			field = "line"
+		}
+		msg = fmt.Sprintf("%s matches %d times in %s (on lines %s), and occurrence %d, line %d picks none of them",
+			what, len(all), m.Target, strings.Join(lines, ", "), m.Occurrence, m.Line)
+	default:
+		msg = fmt.Sprintf("%s matches %d times in %s (on lines %s), want exactly 1: make find longer, or pick one with occurrence: N or line: N",
+			what, len(all), m.Target, strings.Join(lines, ", "))
+	}
+	return nil, mark(ErrDrift, m.errorf(field, "%s", msg))
+}
+
+// formatMutant parses the spliced source of a mutant, deletes the imports
+// among used that it no longer uses (a rewrite that removed their last use
+// would not compile otherwise), and formats it.
+func formatMutant(path string, src []byte, used []*ast.ImportSpec) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parseMode)
+	if err != nil {
+		return nil, err
+	}
+	for _, imp := range used {
+		if usesImport(f, imp) {
+			continue
+		}
+		name := ""
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		p, _ := strconv.Unquote(imp.Path.Value)
+		astutil.DeleteNamedImport(fset, f, name, p)
+	}
+	var buf bytes.Buffer
+	if err := format.Node(&buf, fset, f); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// verify parses the printed mutant and checks that its target equals want,
+// the rewritten tree, and that every other declaration but the imports is
+// the reference's.
+func verify(sf *sourceFile, mutated []byte, want ast.Decl, m *Mutant) error {
+	got, err := parser.ParseFile(token.NewFileSet(), sf.path, mutated, parseMode)
+	if err != nil {
+		return m.errorf("replace", "the mutant does not parse: %v", err)
+	}
+	if !astequal.Decl(targetDecl(got, m.Target), want) {
+		return m.errorf("replace", "the printed mutant of %s differs from the rewritten tree", m.Target)
+	}
+	ref, have := nonImports(sf.ast.Decls), nonImports(got.Decls)
+	if len(have) != len(ref) {
+		return m.errorf("replace", "the mutant has %d declarations, the reference %d", len(have), len(ref))
+	}
+	for i, d := range ref {
+		if !slices.Contains(declNames(d), m.Target) && !astequal.Decl(d, have[i]) {
+			return m.errorf("replace", "the mutant also changes %s", strings.Join(declNames(d), ", "))
+		}
+	}
+	return nil
+}
+
+// Diff returns the mutant as a unified diff against the reference, with
+// name, the file's path relative to the module root, in the header.
+func (a *Applied) Diff(name string) string {
+	return udiff.Unified("a/"+name, "b/"+name, string(a.Original), string(a.Mutated))
+}

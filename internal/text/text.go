@@ -1,0 +1,58 @@
+// Package text holds the small helpers that every output of mutate shares,
+// so that they read the same everywhere.
+package text
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Plural returns one when n is 1, and many otherwise.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count returns "1 mutant" or "3 mutants".
+func Count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, Plural(n, one, many))
+}
+
+// OneLine joins the lines of s with single spaces and cuts it to at most
+// max runes, ending in "..." when cut.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-3]) + "..."
+}
+
+// Step returns a step number as a table shows it: "-" for none.
+func Step(step int) string {
+	if step == 0 {
+		return "-"
+	}
+	return fmt.Sprint(step)
+}
+
+// Indent prefixes every line of s, without its trailing newlines.
+func Indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// StepPrefix returns "step 4, " to open a parenthesis about a mutant, or
+// "" for a mutant of no step.
+func StepPrefix(step int) string {
+	if step == 0 {
+		return ""
+	}
+	return fmt.Sprintf("step %d, ", step)
+}

@@ -1,0 +1,123 @@
+// Package mutants_test checks the lease exercise's catalog against the
+// code it mutates: every mutant applies, at the fragment it documents, and
+// rewrites exactly what its golden diff shows.
+package mutants_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/mutation"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+func load(t *testing.T, files ...string) (*exercise.Set, *mutation.Package) {
+	t.Helper()
+	s, err := exercise.Load("..", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := mutation.Load(filepath.Join("..", filepath.FromSlash(s.Package)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, p
+}
+
+// golden compares got with the file testdata/golden/name.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./mutants -update writes it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs (go test ./mutants -update rewrites it):\n%s", path, got)
+	}
+}
+
+// The catalog has the eight steps of the contract, in order, each with
+// everything a learner reads.
+func TestCatalog_EightStepsInOrder(t *testing.T) {
+	s, _ := load(t)
+	if len(s.Mutants) != 8 || s.Package != "./lease" {
+		t.Fatalf("catalog: %d mutants of %q, want 8 of ./lease", len(s.Mutants), s.Package)
+	}
+	for i, m := range s.Mutants {
+		if m.Step != i+1 {
+			t.Errorf("mutant %d (%s) has step %d, want %d", i, m.ID, m.Step, i+1)
+		}
+		if m.Title == "" || m.Contract == "" || m.Rationale == "" || m.Seed == "" {
+			t.Errorf("mutant %s lacks title, contract, rationale or seed", m.ID)
+		}
+	}
+}
+
+// Every catalog mutant applies exactly once, on the line of its fragment,
+// and its printed form differs from the reference exactly as its golden
+// diff shows.
+func TestCatalog_MatchesGoldenDiffs(t *testing.T) {
+	s, p := load(t)
+	for _, m := range s.Mutants {
+		t.Run(m.ID, func(t *testing.T) {
+			a, err := p.Apply(m)
+			if err != nil {
+				t.Fatalf("Apply(%s) error = %v", m.ID, err)
+			}
+			golden(t, m.ID+".diff", []byte(a.Diff("lease/"+filepath.Base(a.File))))
+			line := strings.Split(string(a.Original), "\n")[a.Line-1]
+			if first := strings.Split(m.Find, "\n")[0]; !strings.Contains(line, first) {
+				t.Errorf("line %d is %q, want it to hold %q", a.Line, line, first)
+			}
+		})
+	}
+}
+
+// Every catalog mutant and every experiment switches into one version of
+// lease.go; the golden file shows it whole.
+func TestCatalog_AndExperimentsSwitchIntoOneFile(t *testing.T) {
+	s, p := load(t, "catalog.yaml", "experiments.yaml")
+	sw, err := p.Switch(s.Mutants, nil)
+	if err != nil {
+		t.Fatalf("Switch() error = %v", err)
+	}
+	if len(sw.Excluded) != 0 {
+		t.Fatalf("Switch() excluded %v, want every mutant switched", sw.Excluded)
+	}
+	var ids []string
+	for _, m := range s.Mutants {
+		ids = append(ids, m.ID)
+	}
+	if !slices.Equal(sw.Included, ids) {
+		t.Fatalf("Included = %v, want %v in that order", sw.Included, ids)
+	}
+	got := sw.Files[filepath.Join(p.Dir, "lease.go")]
+	golden(t, "switched-lease.go.txt", got)
+	helper := string(sw.Files[filepath.Join(p.Dir, mutation.HelperFile)])
+	if !strings.Contains(helper, "package lease\n") || !strings.Contains(helper, `os.Getenv("MUTATE_ACTIVE")`) {
+		t.Errorf("helper file:\n%s", helper)
+	}
+	// Each switch is blamed for its own lines only.
+	for i, l := range strings.Split(string(got), "\n") {
+		if strings.Contains(l, `mutateOn("claim-boundary")`) {
+			if blamed := sw.Blame("lease.go", i+1); !slices.Equal(blamed, []string{"claim-boundary"}) {
+				t.Errorf("Blame(lease.go:%d) = %v, want [claim-boundary]", i+1, blamed)
+			}
+		}
+	}
+	if blamed := sw.Blame("lease.go", 1); len(blamed) != 0 {
+		t.Errorf("Blame(lease.go:1) = %v, want none", blamed)
+	}
+}

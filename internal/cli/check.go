@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/fencelab/fencelab/internal/gotest"
-	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -106,7 +105,7 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, fil
 		return nil, nil, err
 	}
 	cfg := rf.config(ch, c.stderr)
-	p, err := harness.Prepare(ctx, cfg)
+	p, err := ch.prepare(ctx, cfg, c.stderr)
 	if err != nil {
 		return nil, nil, err
 	}

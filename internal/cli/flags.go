@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -87,6 +88,7 @@ type chosen struct {
 	mutants []*mutation.Mutant // those -only chooses; all without it
 	dir     string             // where go names the package
 	pkg     string             // the package, as go names it from dir
+	written string             // the files' own package, when -pkg names another
 }
 
 // load reads the mutants files of the module that holds the current
@@ -104,6 +106,9 @@ func (f *mutantFlags) load() (*chosen, error) {
 	switch {
 	case f.pkg != "":
 		ch.pkg = f.pkg
+		if set.Package != "" && set.Package != f.pkg {
+			ch.written = set.Package
+		}
 	case set.Package != "":
 		ch.dir, ch.pkg = root, set.Package
 	default:
@@ -136,6 +141,17 @@ func (ch *chosen) needPackage() error {
 		return fmt.Errorf("no package to mutate: %s names none, and the module has no %s that does; add \"package: ./dir\" to it, or pass -pkg", strings.Join(names, ", "), exercise.Catalog)
 	}
 	return nil
+}
+
+// prepare applies the chosen mutants to their package. When -pkg names
+// another package than the one the mutants are written for, and their
+// targets are not there, it says so on stderr.
+func (ch *chosen) prepare(ctx context.Context, cfg harness.Config, stderr io.Writer) (*harness.Prepared, error) {
+	p, err := harness.Prepare(ctx, cfg)
+	if ch.written != "" && errors.Is(err, mutation.ErrUnknownTarget) {
+		fmt.Fprintf(stderr, "mutate: the mutants are written for package %s, and -pkg names %s\n", ch.written, ch.pkg)
+	}
+	return p, err
 }
 
 // lookup returns the mutant with id, or an error that suggests the

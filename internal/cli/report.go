@@ -11,7 +11,6 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportdoc"
@@ -81,7 +80,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	cfg := rf.config(ch, c.stderr)
-	p, err := harness.Prepare(ctx, cfg)
+	p, err := ch.prepare(ctx, cfg, c.stderr)
 	if err != nil {
 		return err
 	}

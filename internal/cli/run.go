@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-
-	"github.com/fencelab/fencelab/internal/harness"
 )
 
 const runSummary = `Run the unmutated suite (the baseline), then the suite once per mutant, and
@@ -63,7 +61,7 @@ func run(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	cfg := rf.config(ch, c.stderr)
-	p, err := harness.Prepare(ctx, cfg)
+	p, err := ch.prepare(ctx, cfg, c.stderr)
 	if err != nil {
 		return err
 	}

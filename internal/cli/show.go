@@ -36,7 +36,7 @@ func show(ctx context.Context, c *call, args []string) error {
 		}
 		ms = append(ms, m)
 	}
-	p, err := harness.Prepare(ctx, harness.Config{Dir: ch.dir, Package: ch.pkg, Mutants: ms, Progress: progress.New(c.stderr, false)})
+	p, err := ch.prepare(ctx, harness.Config{Dir: ch.dir, Package: ch.pkg, Mutants: ms, Progress: progress.New(c.stderr, false)}, c.stderr)
 	if err != nil {
 		return err
 	}

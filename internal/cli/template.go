@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 )
 
@@ -42,7 +41,7 @@ func template(ctx context.Context, c *call, args []string) error {
 	}
 	rf.jobs = 1
 	cfg := rf.config(ch, c.stderr)
-	p, err := harness.Prepare(ctx, cfg)
+	p, err := ch.prepare(ctx, cfg, c.stderr)
 	if err != nil {
 		return err
 	}

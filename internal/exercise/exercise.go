@@ -300,6 +300,19 @@ func stringField(m *mutation.Mutant, key string) *string {
 	return nil
 }
 
+// display returns path relative to the current directory when it is below
+// it, as messages show a path.
+func display(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
 // Set is the mutants of one run, from one or more files, all of one
 // package.
 type Set struct {
@@ -320,7 +333,7 @@ func Load(root string, paths []string) (*Set, error) {
 		if _, err := os.Stat(catalog); err != nil {
 			return nil, fmt.Errorf("no mutants: the module has no %s, and no -mutants FILE was given", Catalog)
 		}
-		paths = []string{catalog}
+		paths = []string{display(catalog)}
 	}
 	s := &Set{Root: root}
 	var (

@@ -36,7 +36,7 @@ func (t Template) Write(w io.Writer) error {
 # state exposes the difference.
 #
 `, t.Package)
-	comment(&b, "", "Then check yourself: "+t.Check)
+	fmt.Fprintf(&b, "# Then check yourself:\n#   %s\n", t.Check)
 	if t.Learner == "" {
 		b.WriteString("learner:\n")
 	} else {

@@ -50,7 +50,7 @@ func TestTemplate(t *testing.T) {
 	got := buf.String()
 	for _, want := range []string{
 		"# Predictions of the tests that fail under each mutant of package ./lease\n",
-		"# Then check yourself: go tool mutate check -mutants x.yaml t.yaml\nlearner:\npredictions:\n",
+		"# Then check yourself:\n#   go tool mutate check -mutants x.yaml t.yaml\nlearner:\npredictions:\n",
 		"  # step 4: the expiry comparison in Claim is inclusive\n  # contract: Claim returns 0 while until > now.\n",
 		"  # faulty fragment: row[0] >= now\n  # rewrite: expr `until > now` -> `until >= now` in Store.Claim (go tool\n  #   mutate show -mutants x.yaml claim-boundary)\n  claim-boundary:\n    fails: []\n    why:\n",
 		"  # rewrite: the whole body of Store.ClaimMany replaced (go tool mutate show\n",

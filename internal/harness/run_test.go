@@ -1,0 +1,166 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// canned is a Runner that builds nothing and answers every run of a test
+// binary with canned events, by the active mutant ("" for the baseline and
+// the switched build with none active).
+type canned struct {
+	events map[string]string // active mutant: test2json events
+
+	mu     sync.Mutex
+	builds int
+	runs   []string // the active mutant of each run, in order
+}
+
+func (c *canned) Build(ctx context.Context, _ gotest.Compile, _ string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.builds++
+	return ctx.Err()
+}
+
+func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error) {
+	active := ""
+	for _, kv := range e.Env {
+		if v, ok := strings.CutPrefix(kv, mutation.SwitchEnv+"="); ok {
+			active = v
+		}
+	}
+	c.mu.Lock()
+	c.runs = append(c.runs, active)
+	c.mu.Unlock()
+	events, ok := c.events[active]
+	if !ok {
+		events = c.events[""]
+	}
+	res, err := gotest.Parse(strings.NewReader(events))
+	if err != nil {
+		return nil, err
+	}
+	if !res.Passed {
+		res.ExitCode = 1
+	}
+	return res, ctx.Err()
+}
+
+const passAB = `{"Action":"run","Test":"TestMax"}
+{"Action":"pass","Test":"TestMax"}
+{"Action":"run","Test":"TestDouble"}
+{"Action":"pass","Test":"TestDouble"}
+{"Action":"run","Test":"TestSize"}
+{"Action":"pass","Test":"TestSize"}
+{"Action":"pass"}
+`
+
+func cannedRunner() *canned {
+	return &canned{events: map[string]string{
+		"": passAB,
+		"flipped": `{"Action":"run","Test":"TestMax"}
+{"Action":"output","Test":"TestMax","Output":"    calc_test.go:6: Max(1, 2) = 1\n"}
+{"Action":"fail","Test":"TestMax"}
+{"Action":"run","Test":"TestDouble"}
+{"Action":"pass","Test":"TestDouble"}
+{"Action":"run","Test":"TestSize"}
+{"Action":"pass","Test":"TestSize"}
+{"Action":"fail"}
+`,
+	}}
+}
+
+// The harness's logic runs on canned events: one switched build holds both
+// mutants, each runs once, and its verdict comes from its events.
+func TestRun_VerdictsFromCannedEvents(t *testing.T) {
+	ms := []*mutation.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "same", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "b < a"},
+	}
+	r := cannedRunner()
+	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
+	p, err := Prepare(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rep, err := p.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	checkMutants(t, rep, []report.Mutant{
+		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
+		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+	})
+	if got := rep.Mutants[0].Failures[0].Message; got != "calc_test.go:6: Max(1, 2) = 1" {
+		t.Errorf("message = %q", got)
+	}
+	slices.Sort(r.runs)
+	if r.builds != 2 || strings.Join(r.runs, ",") != ",,flipped,same" {
+		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run and one run per mutant", r.builds, r.runs)
+	}
+}
+
+// An error of the after-baseline hook stops the run before any mutant.
+func TestRun_AfterBaselineStopsTheRun(t *testing.T) {
+	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
+	r := cannedRunner()
+	stop := errors.New("a misspelt subtest")
+	var seen []string
+	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r,
+		AfterBaseline: func(tests []string) error { seen = tests; return stop }}
+	p, err := Prepare(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Run(t.Context(), cfg); !errors.Is(err, stop) {
+		t.Fatalf("Run() error = %v, want the hook's", err)
+	}
+	if strings.Join(seen, ",") != "TestDouble,TestMax,TestSize" {
+		t.Errorf("the hook saw %v, want the baseline's tests", seen)
+	}
+	if slices.Contains(r.runs, "flipped") {
+		t.Errorf("runs = %q: a mutant ran after the hook failed", r.runs)
+	}
+}
+
+// An unchanged tree is answered from the cache: nothing is built or run,
+// and the hook still sees the baseline's tests.
+func TestRun_UnchangedTreeFromTheCache(t *testing.T) {
+	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
+	dir := writeModule(t)
+	first := cannedRunner()
+	cfg := Config{Dir: dir, Package: ".", Mutants: ms, Jobs: 1, Runner: first}
+	p, err := Prepare(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Run(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	again := cannedRunner()
+	var seen []string
+	cfg.Runner, cfg.AfterBaseline = again, func(tests []string) error { seen = tests; return nil }
+	rep, err := p.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Cached || again.builds != 0 || len(again.runs) != 0 {
+		t.Fatalf("second run: cached %v, %d builds, runs %q; want all from the cache", rep.Cached, again.builds, again.runs)
+	}
+	if len(seen) != 3 {
+		t.Errorf("the hook saw %v, want the cached baseline's 3 tests", seen)
+	}
+	checkMutants(t, rep, []report.Mutant{{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}}})
+}

@@ -21,8 +21,8 @@ const reportSummary = `Regenerate the generated blocks of a report document from
 
   report:
     file: REPORT.md                        # the document, from the module root
-    mutants: [mutants/experiments.yaml]    # more mutants, run beside the catalog
-    predictions: predictions/example.yaml  # a prediction file to score
+    mutants: [mutants/more.yaml]           # more mutants, run beside the catalog
+    predictions: predictions/model.yaml    # a prediction file to score
 
 The blocks lie between <!-- BEGIN mutate report: NAME --> and
 <!-- END mutate report: NAME -->; the prose around them is left as it is.

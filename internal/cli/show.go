@@ -64,8 +64,9 @@ func show(ctx context.Context, c *call, args []string) error {
 	return nil
 }
 
+// field prints a field of a mutant, its value wrapped under itself.
 func field(w io.Writer, name, value string) {
 	if value != "" {
-		fmt.Fprintf(w, "%-10s %s\n", name+":", text.OneLine(value, 1000))
+		fmt.Fprintf(w, "%-10s %s\n", name+":", text.Wrap(value, 78, "           "))
 	}
 }

@@ -4,13 +4,13 @@
 //
 // A mutants file, the catalog and any other, is YAML:
 //
-//	package: ./lease                 # the package to mutate, from the module root
+//	package: ./stock                 # the package to mutate, from the module root
 //	report:                          # optional: what `mutate report` regenerates
 //	  file: REPORT.md
-//	  mutants: [mutants/experiments.yaml]
-//	  predictions: predictions/example.yaml
+//	  mutants: [mutants/more.yaml]
+//	  predictions: predictions/model.yaml
 //	mutants:
-//	  - id: claim-boundary           # lower-case letters, digits, '-'
+//	  - id: take-boundary            # lower-case letters, digits, '-'
 //	    step: 4                      # optional, as are title, contract,
 //	    title: ...                   # rationale and seed
 //	    target: Store.Claim          # a function, Type.Method, or package-level const or var
@@ -64,7 +64,7 @@ func FindRoot(dir string) (string, error) {
 // File is one mutants file.
 type File struct {
 	Path    string // as given
-	Package string // the package it mutates, relative to the module root ("./lease"); "" if it names none
+	Package string // the package it mutates, relative to the module root ("./stock"); "" if it names none
 	Report  *Report
 	Mutants []*mutation.Mutant
 
@@ -111,7 +111,7 @@ func LoadFile(path string) (*File, error) {
 		switch e.Key {
 		case "package":
 			if f.Package, err = e.Value.String(); err != nil {
-				errs = append(errs, e.Value.Errorf("package must be a directory, such as ./lease, got %s", e.Value.Kind()))
+				errs = append(errs, e.Value.Errorf("package must be a directory, such as ./stock, got %s", e.Value.Kind()))
 			}
 			f.Package = normalizePackage(f.Package)
 			f.packageAt = e.Value.Pos()
@@ -135,7 +135,7 @@ func LoadFile(path string) (*File, error) {
 	return f, nil
 }
 
-// normalizePackage writes a package directory as go does: "./lease".
+// normalizePackage writes a package directory as go does: "./stock".
 func normalizePackage(p string) string {
 	if p == "" || p == "." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
 		return p

@@ -15,7 +15,7 @@ import (
 type Compile struct {
 	Go      string   // the go command; "go" if empty
 	Dir     string   // where go runs: inside the module
-	Package string   // the package, as go names it: "./lease"
+	Package string   // the package, as go names it: "./stock"
 	Flags   []string // extra build flags, such as -overlay=FILE
 	Env     []string // extra environment variables, KEY=VALUE
 	// Stderr, if set, receives each line that go writes to stderr while

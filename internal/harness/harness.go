@@ -59,7 +59,7 @@ func ParseMode(s string) (Mode, error) {
 // Config says what to run.
 type Config struct {
 	Dir      string // the directory go runs in, inside the module
-	Package  string // the package to mutate, as go names it from Dir: "./lease"
+	Package  string // the package to mutate, as go names it from Dir: "./stock"
 	Mutants  []*mutation.Mutant
 	Mode     Mode               // "" is ModeSwitch
 	Jobs     int                // mutants run at the same time; at least 1

@@ -9,7 +9,7 @@ import (
 )
 
 // minScratch is the free space a scratch directory needs: a few test
-// binaries of a package like lease, linked at once.
+// binaries of a package with large dependencies, linked at once.
 const minScratch = 512 << 20
 
 // roomy reports whether dir may execute programs and has minScratch bytes

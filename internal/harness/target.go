@@ -18,7 +18,7 @@ type Target struct {
 	Module     string // module path
 	ModuleDir  string // module root, absolute
 	Dir        string // package directory, absolute
-	Rel        string // package directory relative to the module root, "./lease"
+	Rel        string // package directory relative to the module root, "./stock"
 }
 
 // FindTarget asks go list where cfg's package lives.

@@ -5,9 +5,9 @@
 //
 //	learner: alice            # optional
 //	predictions:
-//	  claim-boundary:
-//	    fails: [TestClaim_ReassignsAtExactExpiry]   # [] predicts the mutant survives
-//	    why: B claims at now == until and should get fence 2
+//	  take-boundary:
+//	    fails: [TestTake_AllOfThem]   # [] predicts the mutant survives
+//	    why: taking the last two of two items must work
 //
 // Validation is strict, and every error names file:line:col and says how
 // to fix the file.

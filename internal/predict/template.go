@@ -11,7 +11,7 @@ import (
 // Template is a prediction file to fill in.
 type Template struct {
 	Learner string // written into the file, or left for the learner
-	Package string // the mutated package, as the module names it: "./lease"
+	Package string // the mutated package, as the module names it: "./stock"
 	Mutants []*mutation.Mutant
 	Tests   []string // the suite's tests, every subtest included
 	// Check is the command that checks the file, and Show returns the one

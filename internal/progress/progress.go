@@ -2,7 +2,7 @@
 // doing, on stderr.
 //
 // A command goes through phases ("building the test binaries", "baseline
-// ./lease", "mutants"). When stderr is a terminal, the current phase is one
+// ./stock", "mutants"). When stderr is a terminal, the current phase is one
 // live line, redrawn as its status changes and once a second with the time
 // it has taken so far; lines printed with Printf stay above it. Anywhere
 // else (a CI log, a file), each phase is one line when it starts, and

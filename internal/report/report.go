@@ -47,7 +47,7 @@ func (s Status) Detected() bool {
 // `mutate run -json` prints and `mutate check -results` reads.
 type Report struct {
 	Module    string   `json:"module"`
-	Package   string   `json:"package"` // relative to the module root, such as "./lease"
+	Package   string   `json:"package"` // relative to the module root, such as "./stock"
 	GoVersion string   `json:"go_version"`
 	Mode      string   `json:"mode"`
 	Jobs      int      `json:"jobs"`

@@ -56,3 +56,27 @@ func StepPrefix(step int) string {
 	}
 	return fmt.Sprintf("step %d, ", step)
 }
+
+// Wrap joins the words of s into lines of at most width runes (a longer
+// word has a line to itself), each after the first starting with indent.
+// The first line is taken to follow something as wide as indent, such as
+// a label.
+func Wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	n := utf8.RuneCountInString(indent)
+	for i, word := range strings.Fields(s) {
+		w := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case n+1+w > width:
+			b.WriteString("\n" + indent)
+			n = utf8.RuneCountInString(indent)
+		default:
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(word)
+		n += w
+	}
+	return b.String()
+}

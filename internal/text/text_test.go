@@ -27,3 +27,10 @@ func TestPluralCountStepIndent(t *testing.T) {
 		t.Errorf("Indent = %q", got)
 	}
 }
+
+func TestWrap(t *testing.T) {
+	got := Wrap("one two three\nfour five sixsixsixsix", 12, "  ")
+	if want := "one two\n  three four\n  five\n  sixsixsixsix"; got != want {
+		t.Fatalf("Wrap() = %q, want %q", got, want)
+	}
+}

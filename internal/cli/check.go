@@ -97,30 +97,23 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, fil
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
-	ch, err := mf.load()
+	s, err := c.open(ctx, mf, rf, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := ch.needPackage(); err != nil {
-		return nil, nil, err
-	}
-	cfg := rf.config(ch, c.stderr)
-	p, err := ch.prepare(ctx, cfg, c.stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer p.Close()
-	top, err := gotest.TopLevel(p.Target.Dir)
+	defer s.Close()
+	top, err := gotest.TopLevel(s.Target.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	// A file may predict any mutant of the files; it must predict those
 	// that run (unless -partial).
-	ids, run := idsOf(ch.all), idsOf(ch.mutants)
+	ids, run := idsOf(s.all), idsOf(s.mutants)
 	pfs, err := loadPredictions(files, predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true}, partial)
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg := s.cfg
 	cfg.AfterBaseline = func(tests []string) error {
 		full := predict.Known{Mutants: ids, Required: run, Tests: tests}
 		var errs yamlfile.Errors
@@ -132,7 +125,7 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, fil
 		}
 		return nil
 	}
-	rep, err := p.Run(ctx, cfg)
+	rep, err := s.Run(ctx, cfg)
 	return rep, pfs, err
 }
 

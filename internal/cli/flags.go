@@ -143,15 +143,40 @@ func (ch *chosen) needPackage() error {
 	return nil
 }
 
-// prepare applies the chosen mutants to their package. When -pkg names
-// another package than the one the mutants are written for, and their
-// targets are not there, it says so on stderr.
-func (ch *chosen) prepare(ctx context.Context, cfg harness.Config, stderr io.Writer) (*harness.Prepared, error) {
+// session is the chosen mutants applied to their package, ready to run:
+// Close it when done.
+type session struct {
+	*chosen
+	cfg harness.Config
+	*harness.Prepared
+}
+
+// open loads the mutants that mf chooses (pick, if given, chooses among
+// them then) and applies them to their package, with rf's settings. When
+// -pkg names another package than the one the mutants are written for,
+// and their targets are not there, it says so.
+func (c *call) open(ctx context.Context, mf *mutantFlags, rf *runFlags, pick func(*chosen) error) (*session, error) {
+	ch, err := mf.load()
+	if err != nil {
+		return nil, err
+	}
+	if err := ch.needPackage(); err != nil {
+		return nil, err
+	}
+	if pick != nil {
+		if err := pick(ch); err != nil {
+			return nil, err
+		}
+	}
+	cfg := rf.config(ch, c.stderr)
 	p, err := harness.Prepare(ctx, cfg)
 	if ch.written != "" && errors.Is(err, mutation.ErrUnknownTarget) {
-		fmt.Fprintf(stderr, "mutate: the mutants are written for package %s, and -pkg names %s\n", ch.written, ch.pkg)
+		fmt.Fprintf(c.stderr, "mutate: the mutants are written for package %s, and -pkg names %s\n", ch.written, ch.pkg)
 	}
-	return p, err
+	if err != nil {
+		return nil, err
+	}
+	return &session{chosen: ch, cfg: cfg, Prepared: p}, nil
 }
 
 // lookup returns the mutant with id, or an error that suggests the

@@ -71,29 +71,20 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 	for _, p := range cat.Report.Mutants {
 		paths = append(paths, inRoot(p))
 	}
-	mf := mutantFlags{files: paths, pkg: *pkg}
-	ch, err := mf.load()
+	s, err := c.open(ctx, &mutantFlags{files: paths, pkg: *pkg}, &rf, nil)
 	if err != nil {
 		return err
 	}
-	if err := ch.needPackage(); err != nil {
-		return err
-	}
-	cfg := rf.config(ch, c.stderr)
-	p, err := ch.prepare(ctx, cfg, c.stderr)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
+	defer s.Close()
 	var rep *report.Report
 	if *results != "" {
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
-		if got, want := reportIDs(rep), idsOf(ch.all); !slices.Equal(got, want) {
+		if got, want := reportIDs(rep), idsOf(s.all); !slices.Equal(got, want) {
 			return fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *results, got, want)
 		}
-	} else if rep, err = p.Run(ctx, cfg); err != nil {
+	} else if rep, err = s.Run(ctx, s.cfg); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -102,11 +93,11 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 
 	n := len(cat.Mutants)
 	in := reportdoc.Input{
-		Report: rep, Catalog: ch.all[:n], Experiments: ch.all[n:], ExperimentFiles: cat.Report.Mutants,
+		Report: rep, Catalog: s.all[:n], Experiments: s.all[n:], ExperimentFiles: cat.Report.Mutants,
 		Diffs: map[string]string{},
 	}
-	for _, a := range p.Applied {
-		in.Diffs[a.Mutant.ID] = a.Diff(p.RelFile(a))
+	for _, a := range s.Applied {
+		in.Diffs[a.Mutant.ID] = a.Diff(s.RelFile(a))
 	}
 	if cat.Report.Predictions != "" {
 		// The prediction file covers the catalog: compare it with that part.

@@ -53,20 +53,12 @@ func run(ctx context.Context, c *call, args []string) error {
 			return err
 		}
 	}
-	ch, err := mf.load()
+	s, err := c.open(ctx, &mf, &rf, nil)
 	if err != nil {
 		return err
 	}
-	if err := ch.needPackage(); err != nil {
-		return err
-	}
-	cfg := rf.config(ch, c.stderr)
-	p, err := ch.prepare(ctx, cfg, c.stderr)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	rep, err := p.Run(ctx, cfg)
+	defer s.Close()
+	rep, err := s.Run(ctx, s.cfg)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fencelab/fencelab/internal/harness"
-	"github.com/fencelab/fencelab/internal/mutation"
-	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
@@ -21,32 +18,28 @@ func show(ctx context.Context, c *call, args []string) error {
 	if fs.NArg() == 0 {
 		return usagef(fs, "no mutant id given (go tool mutate list shows them)")
 	}
-	ch, err := mf.load()
-	if err != nil {
-		return err
-	}
-	if err := ch.needPackage(); err != nil {
-		return err
-	}
-	var ms []*mutation.Mutant
-	for _, id := range fs.Args() {
-		m, err := lookup(ch.all, id)
-		if err != nil {
-			return err
+	pick := func(ch *chosen) error {
+		ch.mutants = nil
+		for _, id := range fs.Args() {
+			m, err := lookup(ch.all, id)
+			if err != nil {
+				return err
+			}
+			ch.mutants = append(ch.mutants, m)
 		}
-		ms = append(ms, m)
+		return nil
 	}
-	p, err := ch.prepare(ctx, harness.Config{Dir: ch.dir, Package: ch.pkg, Mutants: ms, Progress: progress.New(c.stderr, false)}, c.stderr)
+	s, err := c.open(ctx, &mf, &runFlags{}, pick)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	for i, a := range p.Applied {
+	defer s.Close()
+	for i, a := range s.Applied {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
 		m := a.Mutant
-		file := p.RelFile(a)
+		file := s.RelFile(a)
 		title := ""
 		if m.Title != "" {
 			title = ": " + m.Title

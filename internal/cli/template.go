@@ -25,13 +25,6 @@ func template(ctx context.Context, c *call, args []string) error {
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	ch, err := mf.load()
-	if err != nil {
-		return err
-	}
-	if err := ch.needPackage(); err != nil {
-		return err
-	}
 	if *out != "" {
 		if err := checkOutput(*out, false); errors.Is(err, errExists) {
 			return fmt.Errorf("%w; the template does not overwrite a prediction file", err)
@@ -40,14 +33,13 @@ func template(ctx context.Context, c *call, args []string) error {
 		}
 	}
 	rf.jobs = 1
-	cfg := rf.config(ch, c.stderr)
-	p, err := ch.prepare(ctx, cfg, c.stderr)
+	s, err := c.open(ctx, &mf, &rf, nil)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	defer s.Close()
 	// The names of subtests are known only from a run of the suite.
-	names, err := p.TestNames(ctx, cfg)
+	names, err := s.TestNames(ctx, s.cfg)
 	if err != nil {
 		return err
 	}
@@ -56,7 +48,7 @@ func template(ctx context.Context, c *call, args []string) error {
 		path = "FILE"
 	}
 	tmpl := predict.Template{
-		Learner: *learner, Package: p.Target.Rel, Mutants: ch.mutants, Tests: names,
+		Learner: *learner, Package: s.Target.Rel, Mutants: s.mutants, Tests: names,
 		Check: c.command(&mf, "check", path),
 		Show:  func(id string) string { return c.command(&mf, "show", id) },
 	}

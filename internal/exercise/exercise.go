@@ -88,13 +88,9 @@ var required = []string{"id", "target", "kind", "find", "replace"}
 // LoadFile reads a mutants file. Its error is a yamlfile.Errors with every
 // problem of the file, each at its position.
 func LoadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	root, err := yamlfile.ReadFile(path)
 	if err != nil {
 		return nil, err
-	}
-	root, err := yamlfile.Parse(path, data)
-	if err != nil {
-		return nil, yamlfile.Errors{err}
 	}
 	f := &File{Path: path}
 	var errs yamlfile.Errors

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
 // sandbox is the private world of one run of a test binary: a copy of the
@@ -96,15 +98,7 @@ func copyPackageDir(src, dst string) error {
 			}
 			return os.MkdirAll(target, 0o755)
 		}
-		info, err := d.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
+		return modcopy.File(path, target)
 	})
 }
 

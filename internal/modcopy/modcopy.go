@@ -31,16 +31,22 @@ func Copy(src, dst string) error {
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
-		info, err := d.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
+		return File(path, target)
 	})
+}
+
+// File copies the regular file src to dst, with its permissions; anything
+// else (a link, a device) is left out.
+func File(src, dst string) error {
+	info, err := os.Lstat(src)
+	if err != nil || !info.Mode().IsRegular() {
+		return err
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, info.Mode().Perm())
 }
 
 // Tracked copies the files of the git checkout at src that git tracks into
@@ -60,26 +66,12 @@ func Tracked(src, dst string) error {
 		if name == "" {
 			continue
 		}
-		from := filepath.Join(src, filepath.FromSlash(name))
-		info, err := os.Lstat(from)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(from)
-		if err != nil {
-			return err
-		}
 		to := filepath.Join(dst, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(to, data, info.Mode().Perm()); err != nil {
+		err := File(filepath.Join(src, filepath.FromSlash(name)), to)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

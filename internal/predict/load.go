@@ -14,7 +14,6 @@
 package predict
 
 import (
-	"os"
 	"slices"
 	"strings"
 
@@ -74,13 +73,9 @@ type Known struct {
 // Load reads and validates a prediction file. Unless partial, every known
 // mutant must have a prediction.
 func Load(path string, known Known, partial bool) (*File, error) {
-	data, err := os.ReadFile(path)
+	root, err := yamlfile.ReadFile(path)
 	if err != nil {
 		return nil, err
-	}
-	root, err := yamlfile.Parse(path, data)
-	if err != nil {
-		return nil, yamlfile.Errors{err}
 	}
 	f := &File{Path: path, root: root}
 	errs := f.decode(known)

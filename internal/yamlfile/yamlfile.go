@@ -6,6 +6,7 @@ package yamlfile
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -78,6 +79,20 @@ func Parse(file string, data []byte) (Node, error) {
 	default:
 		return Node{}, Node{file, docs[1].Body}.Errorf("a second YAML document: put everything in one")
 	}
+}
+
+// ReadFile reads and parses the file at path; a problem of its YAML is
+// an Errors of one, at its position.
+func ReadFile(path string) (Node, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Node{}, err
+	}
+	n, err := Parse(path, data)
+	if err != nil {
+		return Node{}, Errors{err}
+	}
+	return n, nil
 }
 
 // Pos returns the position of n.

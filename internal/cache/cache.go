@@ -2,12 +2,17 @@
 // everything that can change them, so that a run on an unchanged tree is
 // answered without running anything.
 //
-// The key covers the files of the mutated package and of every package of
-// the same module it or its tests import (testdata included), go.mod and
-// go.sum, the mutants' definitions, the go command's version and build
-// settings, the environment variables that Go and the tests read (GO*,
-// CGO_*, RAPID_*), the flags that change results, and the mutate program
-// itself. Anything else a test reads is not covered; -no-cache runs anyway.
+// Each mutant's result is kept on its own, under the key of the tree and
+// the mutant's definition, beside the run's baseline: a run of mutants
+// that have all run on the same tree, in any company, comes from the cache
+// whole; a run that adds one mutant runs that one only.
+//
+// The key of a tree covers the files of the mutated package and of every
+// package of the same module it or its tests import (testdata included),
+// go.mod and go.sum, the go command's version and build settings, the
+// environment variables that Go and the tests read (GO*, CGO_*, RAPID_*),
+// the flags that change results, and the mutate program itself. Anything
+// else a test reads is not covered; -no-cache runs anyway.
 package cache
 
 import (
@@ -30,12 +35,12 @@ import (
 )
 
 // version changes when the format of keys or entries does.
-const version = "v2"
+const version = "v3"
 
-// Inputs are everything a key is made of.
+// Inputs are everything the key of a tree is made of: what the results of
+// every mutant of a run depend on, but the mutant itself.
 type Inputs struct {
 	Files   map[string]string `json:"files"`   // path relative to the module root: SHA-256
-	Mutants []mutantDef       `json:"mutants"` // in run order
 	GoEnv   map[string]string `json:"go_env"`  // go env values
 	Env     map[string]string `json:"env"`     // environment variables tests may read
 	Flags   map[string]string `json:"flags"`   // flags that change results
@@ -47,6 +52,21 @@ type mutantDef struct {
 	ID, Title, Contract, Rationale, Seed, Target, Find, Replace string
 	Step, Occurrence, Line                                      int
 	Kind                                                        mutation.Kind
+}
+
+// MutantKey returns the key of the results of m on the tree of key tree.
+func MutantKey(tree string, m *mutation.Mutant) string {
+	data, err := json.Marshal(struct {
+		Tree   string    `json:"tree"`
+		Mutant mutantDef `json:"mutant"`
+	}{tree, mutantDef{ID: m.ID, Title: m.Title, Contract: m.Contract, Rationale: m.Rationale,
+		Seed: m.Seed, Target: m.Target, Find: m.Find, Replace: m.Replace, Step: m.Step,
+		Occurrence: m.Occurrence, Line: m.Line, Kind: m.Kind}})
+	if err != nil {
+		panic(err) // strings and numbers always marshal
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Key returns the hex SHA-256 of in.
@@ -65,9 +85,9 @@ func (in Inputs) Key() string {
 // goEnvNames are the go env values that change what a build or a test does.
 var goEnvNames = []string{"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOARM64", "GOWORK"}
 
-// Collect gathers the inputs of a run of ms on the package pkg (as go
-// names it) of the module at moduleDir, with flags that change results.
-func Collect(ctx context.Context, goCmd, moduleDir, pkg string, ms []*mutation.Mutant, flags map[string]string) (Inputs, error) {
+// Collect gathers the inputs of a run on the package pkg (as go names it)
+// of the module at moduleDir, with flags that change results.
+func Collect(ctx context.Context, goCmd, moduleDir, pkg string, flags map[string]string) (Inputs, error) {
 	if goCmd == "" {
 		goCmd = "go"
 	}
@@ -85,11 +105,6 @@ func Collect(ctx context.Context, goCmd, moduleDir, pkg string, ms []*mutation.M
 		if err := hashFile(moduleDir, filepath.Join(moduleDir, name), in.Files); err != nil && !os.IsNotExist(err) {
 			return in, err
 		}
-	}
-	for _, m := range ms {
-		in.Mutants = append(in.Mutants, mutantDef{ID: m.ID, Title: m.Title, Contract: m.Contract, Rationale: m.Rationale,
-			Seed: m.Seed, Target: m.Target, Find: m.Find, Replace: m.Replace, Step: m.Step,
-			Occurrence: m.Occurrence, Line: m.Line, Kind: m.Kind})
 	}
 	out, err := exec.CommandContext(ctx, goCmd, append([]string{"env", "-json"}, goEnvNames...)...).Output()
 	if err != nil {
@@ -201,23 +216,39 @@ func Dir() (string, error) {
 	return filepath.Join(base, "fencelab-mutate", version), nil
 }
 
-// Load returns the report stored under key, if there is one.
-func Load(key string) (*report.Report, bool) {
+// LoadRun returns the report of a run of the tree of key, without its
+// mutants: where and how it ran, and its baseline.
+func LoadRun(key string) (*report.Report, bool) {
 	var r report.Report
-	if !load(key, &r) || len(r.Mutants) == 0 {
+	if !load("run-"+key, &r) || len(r.Baseline.TestNames) == 0 {
 		return nil, false
 	}
-	r.Cached = true
 	return &r, true
 }
 
-// Store keeps rep under key. A report with a timeout is not kept: a timeout
-// can come from a loaded machine rather than from the mutant.
-func Store(key string, rep *report.Report) error {
-	if rep.Summary.Timeout > 0 {
+// StoreRun keeps rep, without its mutants, as the run of the tree of key.
+func StoreRun(key string, rep *report.Report) error {
+	r := *rep
+	r.Mutants, r.Summary, r.Cached = nil, report.Summary{}, false
+	return store("run-"+key, &r)
+}
+
+// LoadMutant returns the result of the mutant of key (see MutantKey).
+func LoadMutant(key string) (report.Mutant, bool) {
+	var m report.Mutant
+	if !load(key, &m) || m.ID == "" {
+		return report.Mutant{}, false
+	}
+	return m, true
+}
+
+// StoreMutant keeps the result of the mutant of key. A timeout is not
+// kept: it can come from a loaded machine rather than from the mutant.
+func StoreMutant(key string, m report.Mutant) error {
+	if m.Status == report.Timeout {
 		return nil
 	}
-	return store(key, rep)
+	return store(key, m)
 }
 
 // LoadBaseline returns the baseline stored under key, if there is one.

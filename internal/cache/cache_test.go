@@ -40,18 +40,19 @@ func testMutants() []*mutation.Mutant {
 	return []*mutation.Mutant{{ID: "double", Target: "Four", Kind: mutation.Expr, Find: "util.Two() * 2", Replace: "util.Two() + 2"}}
 }
 
+// key returns the key of the first mutant of ms on the tree at dir.
 func key(t *testing.T, dir string, ms []*mutation.Mutant, flags map[string]string) string {
 	t.Helper()
-	in, err := Collect(t.Context(), "", dir, "./calc", ms, flags)
+	in, err := Collect(t.Context(), "", dir, "./calc", flags)
 	if err != nil {
 		t.Fatalf("Collect() error = %v", err)
 	}
-	return in.Key()
+	return MutantKey(in.Key(), ms[0])
 }
 
 var flags = map[string]string{"pkg": "./calc", "mode": "switch", "timeout": "0s"}
 
-// The key changes when any input changes, and only then.
+// A mutant's key changes when any input changes, and only then.
 func TestKey_ChangesWithEveryInput(t *testing.T) {
 	dir := writeModule(t)
 	base := key(t, dir, testMutants(), flags)
@@ -122,9 +123,13 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 				t.Errorf("changing the mutant to %+v left the key unchanged", *ms[0])
 			}
 		}
-		extra := append(testMutants(), &mutation.Mutant{ID: "x", Target: "Four", Kind: mutation.Expr, Find: "2", Replace: "3"})
-		if key(t, dir, extra, flags) == base {
-			t.Error("adding a mutant left the key unchanged")
+		other := []*mutation.Mutant{{ID: "x", Target: "Four", Kind: mutation.Expr, Find: "2", Replace: "3"}}
+		if key(t, dir, other, flags) == base {
+			t.Error("another mutant has the same key")
+		}
+		// A mutant's key does not depend on the mutants beside it.
+		if key(t, dir, append(testMutants(), other...), flags) != base {
+			t.Error("a mutant's key changed with the company it runs in")
 		}
 	})
 	t.Run("Flags", func(t *testing.T) {
@@ -148,7 +153,7 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 		if key(t, dir, testMutants(), flags) == base {
 			t.Error("GOEXPERIMENT left the key unchanged")
 		}
-		in, err := Collect(t.Context(), "", dir, "./calc", testMutants(), flags)
+		in, err := Collect(t.Context(), "", dir, "./calc", flags)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,12 +161,12 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 			t.Fatal("the key does not record the Go version")
 		}
 		in.GoEnv["GOVERSION"] = "go0.0"
-		if in.Key() == base {
+		if MutantKey(in.Key(), testMutants()[0]) == base {
 			t.Error("another Go version left the key unchanged")
 		}
 	})
 	t.Run("Harness", func(t *testing.T) {
-		in, err := Collect(t.Context(), "", dir, "./calc", testMutants(), flags)
+		in, err := Collect(t.Context(), "", dir, "./calc", flags)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +174,7 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 			t.Fatal("the key does not record the harness")
 		}
 		in.Harness = "another build of mutate"
-		if in.Key() == base {
+		if MutantKey(in.Key(), testMutants()[0]) == base {
 			t.Error("another harness left the key unchanged")
 		}
 	})
@@ -178,28 +183,37 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 func TestStoreLoad(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
-	rep := &report.Report{Package: "./calc", Mutants: []report.Mutant{{ID: "double", Status: report.Killed, FailedTests: []string{"TestFour"}}}}
+	rep := &report.Report{Package: "./calc", Baseline: report.Baseline{Tests: 1, TestNames: []string{"TestFour"}},
+		Mutants: []report.Mutant{{ID: "double", Status: report.Killed, FailedTests: []string{"TestFour"}}}}
 	rep.Summary = report.Summarize(rep.Mutants)
-	if _, ok := Load("k1"); ok {
-		t.Fatal("Load() of an empty cache found a report")
+	if _, ok := LoadRun("k1"); ok {
+		t.Fatal("LoadRun() of an empty cache found a run")
 	}
-	if err := Store("k1", rep); err != nil {
-		t.Fatalf("Store() error = %v", err)
+	if err := StoreRun("k1", rep); err != nil {
+		t.Fatalf("StoreRun() error = %v", err)
 	}
-	got, ok := Load("k1")
-	if !ok || !got.Cached || got.Mutants[0].FailedTests[0] != "TestFour" {
-		t.Fatalf("Load() = %+v, %v; want the stored report, marked cached", got, ok)
+	got, ok := LoadRun("k1")
+	if !ok || got.Package != "./calc" || len(got.Mutants) != 0 || got.Baseline.TestNames[0] != "TestFour" {
+		t.Fatalf("LoadRun() = %+v, %v; want the run without its mutants", got, ok)
 	}
-	if _, ok := Load("k2"); ok {
-		t.Fatal("Load() of another key found a report")
+	if len(rep.Mutants) != 1 {
+		t.Fatal("StoreRun() changed the report it stored")
 	}
-	// A timeout may come from a loaded machine: it is not kept.
-	rep.Mutants[0].Status = report.Timeout
-	rep.Summary = report.Summarize(rep.Mutants)
-	if err := Store("k3", rep); err != nil {
+	if _, ok := LoadRun("k2"); ok {
+		t.Fatal("LoadRun() of another key found a run")
+	}
+
+	if err := StoreMutant("m1", rep.Mutants[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := Load("k3"); ok {
-		t.Fatal("a report with a timeout was cached")
+	if m, ok := LoadMutant("m1"); !ok || m.ID != "double" || m.FailedTests[0] != "TestFour" {
+		t.Fatalf("LoadMutant() = %+v, %v", m, ok)
+	}
+	// A timeout may come from a loaded machine: it is not kept.
+	if err := StoreMutant("m2", report.Mutant{ID: "loop", Status: report.Timeout}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := LoadMutant("m2"); ok {
+		t.Fatal("a timeout was cached")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/fencelab/fencelab/internal/text"
+
 	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -14,21 +16,31 @@ import (
 // removed by then.
 var ErrInterrupted = errors.New("interrupted; temporary files removed, the source tree is unchanged")
 
-// Run returns the report of cfg's mutants on p: from the cache when an
-// unchanged tree ran with the same mutants and settings, otherwise from a
-// run (the baseline, cfg.AfterBaseline, then every mutant), which is
-// cached unless the tree changed meanwhile.
+// Run returns the report of cfg's mutants on p. Each mutant's result
+// comes from the cache when an unchanged tree ran it with the same
+// settings, in any company; the others run (the baseline, then
+// cfg.AfterBaseline, then each of them), and are cached unless the tree
+// changed meanwhile.
 func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) {
-	key := p.key(ctx, cfg, cfg.Mutants)
-	if rep, ok := p.cached(cfg, key); ok {
+	key := p.key(ctx, cfg, true)
+	results, missing, prior := p.cached(cfg, key)
+	if len(missing) == 0 {
+		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since they ran (-no-cache runs again)")
 		if cfg.AfterBaseline != nil {
-			if err := cfg.AfterBaseline(rep.Baseline.TestNames); err != nil {
+			if err := cfg.AfterBaseline(prior.Baseline.TestNames); err != nil {
 				return nil, err
 			}
 		}
-		return rep, nil
+		rep := *prior
+		rep.Mutants, rep.Summary, rep.Cached = results, report.Summarize(results), true
+		return &rep, nil
 	}
-	b, err := runBaseline(ctx, cfg, p)
+	if n := len(results) - len(missing); n > 0 {
+		cfg.Progress.Printf("%d of %d mutants from the cache; running %s", n, len(results), text.Count(len(missing), "mutant", "mutants"))
+	}
+	// Only the mutants the cache lacks run, and are built.
+	sub, subCfg := p.subset(cfg, missing)
+	b, err := runBaseline(ctx, subCfg, sub)
 	if err != nil {
 		return nil, interrupted(ctx, err)
 	}
@@ -37,19 +49,37 @@ func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) 
 			return nil, err
 		}
 	}
-	rep, err := runMutants(ctx, cfg, p, b)
+	rep, err := runMutants(ctx, subCfg, sub, b)
 	if err != nil {
 		return nil, interrupted(ctx, err)
 	}
+	for i, j := range missing {
+		results[j] = rep.Mutants[i]
+	}
 	p.store(ctx, cfg, key, rep)
+	rep.Mutants, rep.Summary = results, report.Summarize(results)
 	return rep, nil
+}
+
+// subset returns p and cfg with only the mutants at the indexes in which.
+func (p *Prepared) subset(cfg Config, which []int) (*Prepared, Config) {
+	if len(which) == len(p.Applied) {
+		return p, cfg
+	}
+	sub := *p
+	sub.Applied, cfg.Mutants = nil, nil
+	for _, i := range which {
+		sub.Applied = append(sub.Applied, p.Applied[i])
+		cfg.Mutants = append(cfg.Mutants, p.Applied[i].Mutant)
+	}
+	return &sub, cfg
 }
 
 // TestNames returns the names of the tests of the unmutated suite, every
 // subtest included: from the cache when an unchanged tree ran, otherwise
 // from a run of the baseline.
 func (p *Prepared) TestNames(ctx context.Context, cfg Config) ([]string, error) {
-	key := p.key(ctx, cfg, nil)
+	key := p.key(ctx, cfg, false)
 	if !cfg.NoCache && key != "" {
 		if b, ok := cache.LoadBaseline(key); ok {
 			return b.TestNames, nil
@@ -75,14 +105,15 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// key returns the cache key of a run of ms on the target, or of its
-// baseline alone with no mutants; "" when the cache cannot be used.
-func (p *Prepared) key(ctx context.Context, cfg Config, ms []*mutation.Mutant) string {
+// key returns the cache key of the tree of the target, with the settings
+// of cfg's runs of mutants or, without them, of its baseline alone; ""
+// when the cache cannot be used.
+func (p *Prepared) key(ctx context.Context, cfg Config, runs bool) string {
 	flags := map[string]string{"pkg": p.Target.Rel}
-	if len(ms) > 0 {
+	if runs {
 		flags["mode"], flags["timeout"] = string(cfg.mode()), cfg.Timeout.String()
 	}
-	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, ms, flags)
+	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, flags)
 	if err != nil {
 		cfg.Progress.Printf("not using the cache: %v", err)
 		return ""
@@ -90,34 +121,51 @@ func (p *Prepared) key(ctx context.Context, cfg Config, ms []*mutation.Mutant) s
 	return in.Key()
 }
 
-// cached returns the report stored under key, unless cfg says to run.
-func (p *Prepared) cached(cfg Config, key string) (*report.Report, bool) {
-	if cfg.NoCache || key == "" {
-		return nil, false
+// cached returns the result of each of p's mutants that the cache holds
+// for the tree of key, the indexes of those it does not, and the run that
+// the cached results go with.
+func (p *Prepared) cached(cfg Config, key string) (results []report.Mutant, missing []int, prior *report.Report) {
+	results = make([]report.Mutant, len(p.Applied))
+	prior, ok := cache.LoadRun(key)
+	for i, a := range p.Applied {
+		m, found := report.Mutant{}, false
+		if ok && !cfg.NoCache && key != "" {
+			m, found = cache.LoadMutant(cache.MutantKey(key, a.Mutant))
+		}
+		if found {
+			results[i] = m
+		} else {
+			missing = append(missing, i)
+		}
 	}
-	rep, ok := cache.Load(key)
-	if ok {
-		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since that run (-no-cache runs again)")
-	}
-	return rep, ok
+	return results, missing, prior
 }
 
-// store keeps a fresh report under key, and its baseline under the
-// baseline's key, unless the tree changed since the key was made: go read
-// the sources after that, so the results might be those of an edited tree.
-// A cache that cannot be written is no error.
+// store keeps the results of a fresh run under key, each mutant's on its
+// own, and its baseline under the baseline's key, unless the tree changed
+// since the key was made: go read the sources after that, so the results
+// might be those of an edited tree. A cache that cannot be written is no
+// error.
 func (p *Prepared) store(ctx context.Context, cfg Config, key string, rep *report.Report) {
 	if key == "" {
 		return
 	}
-	if now := p.key(ctx, cfg, cfg.Mutants); now != key {
+	if now := p.key(ctx, cfg, true); now != key {
 		cfg.Progress.Printf("not caching the results: the sources changed during the run")
 		return
 	}
-	if err := cache.Store(key, rep); err != nil {
+	if err := cache.StoreRun(key, rep); err != nil {
 		cfg.Progress.Printf("not caching the results: %v", err)
+		return
 	}
-	if base := p.key(ctx, cfg, nil); base != "" {
+	byID := map[string]*mutation.Mutant{}
+	for _, a := range p.Applied {
+		byID[a.Mutant.ID] = a.Mutant
+	}
+	for _, m := range rep.Mutants {
+		cache.StoreMutant(cache.MutantKey(key, byID[m.ID]), m)
+	}
+	if base := p.key(ctx, cfg, false); base != "" {
 		cache.StoreBaseline(base, rep.Baseline)
 	}
 }

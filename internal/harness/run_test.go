@@ -137,6 +137,7 @@ func TestRun_AfterBaselineStopsTheRun(t *testing.T) {
 // An unchanged tree is answered from the cache: nothing is built or run,
 // and the hook still sees the baseline's tests.
 func TestRun_UnchangedTreeFromTheCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // a cache of its own
 	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
 	dir := writeModule(t)
 	first := cannedRunner()
@@ -163,4 +164,45 @@ func TestRun_UnchangedTreeFromTheCache(t *testing.T) {
 		t.Errorf("the hook saw %v, want the cached baseline's 3 tests", seen)
 	}
 	checkMutants(t, rep, []report.Mutant{{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}}})
+}
+
+// Each mutant's result is cached on its own: a run that adds a mutant to
+// those that ran on the same tree runs that one only.
+func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // a cache of its own
+	flipped := &mutation.Mutant{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}
+	same := &mutation.Mutant{ID: "same", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "b < a"}
+	dir := writeModule(t)
+	first := cannedRunner()
+	cfg := Config{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, Runner: first}
+	p, err := Prepare(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	again := cannedRunner()
+	cfg.Mutants, cfg.Runner = []*mutation.Mutant{same, flipped}, again
+	p, err = Prepare(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rep, err := p.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cached || slices.Contains(again.runs, "flipped") || !slices.Contains(again.runs, "same") {
+		t.Fatalf("cached %v, runs %q; want only the new mutant run", rep.Cached, again.runs)
+	}
+	checkMutants(t, rep, []report.Mutant{
+		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
+	})
+	if rep.Summary.Killed != 1 || rep.Summary.Survived != 1 {
+		t.Errorf("Summary = %+v", rep.Summary)
+	}
 }

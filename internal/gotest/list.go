@@ -19,6 +19,28 @@ import (
 // read from its test files without building anything: functions TestXxx
 // and FuzzXxx of the right shape, and examples with an output comment.
 func TopLevel(dir string) ([]string, error) {
+	funcs, err := TestFuncs(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(funcs))
+	for i, f := range funcs {
+		names[i] = f.Name
+	}
+	return names, nil
+}
+
+// TestFunc is a top-level test, fuzz test or example, and where its
+// function is.
+type TestFunc struct {
+	Name         string
+	File         string // the test file's name in the package directory
+	Line, Column int
+}
+
+// TestFuncs returns the top-level tests of the package in dir (see
+// TopLevel), sorted by name, with where each is declared.
+func TestFuncs(dir string) ([]TestFunc, error) {
 	bp, err := build.ImportDir(dir, 0)
 	if err != nil {
 		if _, ok := err.(*build.NoGoError); !ok {
@@ -26,30 +48,35 @@ func TopLevel(dir string) ([]string, error) {
 		}
 	}
 	fset := token.NewFileSet()
-	var names []string
+	var funcs []TestFunc
+	add := func(name string, pos token.Pos) {
+		p := fset.Position(pos)
+		funcs = append(funcs, TestFunc{Name: name, File: filepath.Base(p.Filename), Line: p.Line, Column: p.Column})
+	}
 	for _, name := range slices.Concat(bp.TestGoFiles, bp.XTestGoFiles) {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, fmt.Errorf("list tests of %s: %w", dir, err)
 		}
+		decls := map[string]token.Pos{}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Recv != nil {
 				continue
 			}
-			switch name := fd.Name.Name; {
-			case isTestFunc(fd, "Test", "T"), isTestFunc(fd, "Fuzz", "F"):
-				names = append(names, name)
+			decls[fd.Name.Name] = fd.Pos()
+			if isTestFunc(fd, "Test", "T") || isTestFunc(fd, "Fuzz", "F") {
+				add(fd.Name.Name, fd.Pos())
 			}
 		}
 		for _, ex := range doc.Examples(f) {
 			if ex.Output != "" || ex.EmptyOutput {
-				names = append(names, "Example"+ex.Name)
+				add("Example"+ex.Name, decls["Example"+ex.Name])
 			}
 		}
 	}
-	slices.Sort(names)
-	return slices.Compact(names), nil
+	slices.SortStableFunc(funcs, func(a, b TestFunc) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(funcs, func(a, b TestFunc) bool { return a.Name == b.Name }), nil
 }
 
 // isTestFunc reports whether fd is a function prefix+Xxx(*testing.<param>),

@@ -17,9 +17,14 @@ import (
 // the mutant active, or a build of its own, made under dir.
 func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration) (report.Mutant, error) {
 	r := report.Mutant{
-		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target,
+		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: string(a.Mutant.Kind),
 		File: p.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
-		Build: string(ModeOverlay),
+		Location: &report.Location{
+			Start: report.Position{Line: a.Start.Line, Column: a.Start.Column},
+			End:   report.Position{Line: a.End.Line, Column: a.End.Column},
+		},
+		Replacement: a.Replacement,
+		Build:       string(ModeOverlay),
 	}
 	start := time.Now()
 	if msgs, ok := b.invalid[a.Mutant.ID]; ok {

@@ -26,6 +26,17 @@ type Applied struct {
 	Line     int    // line of the fragment in the reference file
 	Original []byte // the reference file
 	Mutated  []byte // the rewritten file, gofmt-formatted
+	// Start and End are where the rewritten node is in the reference file
+	// (End just after it), and Replacement is the source that takes its
+	// place.
+	Start, End  Position
+	Replacement string
+}
+
+// Position is a place in a file; both count from 1, the column in bytes.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
 }
 
 // Apply rewrites a copy of the file that declares m's target and returns
@@ -60,7 +71,9 @@ func (p *Package) Apply(m *Mutant) (*Applied, error) {
 	if err := verify(sf, out, targetDecl(copied, m.Target), m); err != nil {
 		return nil, err
 	}
-	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out}, nil
+	start, end := p.fset.Position(s.from), p.fset.Position(s.to)
+	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out,
+		Start: Position{start.Line, start.Column}, End: Position{end.Line, end.Column}, Replacement: s.text}, nil
 }
 
 // rewrite applies m to f, a copy of a parsed file, and returns the site.

@@ -219,3 +219,15 @@ func TestSwitch_ConstBecomesVar(t *testing.T) {
 		t.Fatalf("switched calc.go lacks %q:\n%s", want, src)
 	}
 }
+
+// An applied mutant knows where the rewritten node is, and its
+// replacement.
+func TestApply_LocationAndReplacement(t *testing.T) {
+	a, err := calc(t).Apply(&Mutant{ID: "t", Target: "Max", Kind: Expr, Find: "a > b", Replace: "a >= b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Start != (Position{12, 5}) || a.End != (Position{12, 10}) || a.Replacement != "a >= b" {
+		t.Fatalf("Start, End, Replacement = %v, %v, %q; want {12 5}, {12 10}, a >= b", a.Start, a.End, a.Replacement)
+	}
+}

@@ -68,12 +68,17 @@ type Baseline struct {
 
 // Mutant is the outcome of one mutant.
 type Mutant struct {
-	ID          string    `json:"id"`
-	Step        int       `json:"step"`
-	Title       string    `json:"title"`
-	Target      string    `json:"target"`
-	File        string    `json:"file"` // relative to the module root
-	Line        int       `json:"line"`
+	ID     string `json:"id"`
+	Step   int    `json:"step"`
+	Title  string `json:"title"`
+	Target string `json:"target"`
+	Kind   string `json:"kind,omitempty"` // of the rewrite: expr, stmt, body, string
+	File   string `json:"file"`           // relative to the module root
+	Line   int    `json:"line"`
+	// Location is where the rewritten node is in the file (end exclusive),
+	// and Replacement the source that takes its place.
+	Location    *Location `json:"location,omitempty"`
+	Replacement string    `json:"replacement,omitempty"`
 	Status      Status    `json:"status"`
 	Build       string    `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
 	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"; never null
@@ -85,6 +90,18 @@ type Mutant struct {
 	Output      string   `json:"output,omitempty"` // the compiler's messages, or the binary's output outside any test
 	Seconds     float64  `json:"seconds"`          // wall clock of its build, if it had its own, and its test run
 	TestSeconds float64  `json:"test_seconds"`     // of which the test binary ran
+}
+
+// Location is a range of a file: start inclusive, end exclusive.
+type Location struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Position is a place in a file; both count from 1.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
 }
 
 // AddFailure records that test failed under m, with its message.

@@ -1,0 +1,46 @@
+// Package reportschema checks a document against the JSON schema of
+// mutation testing reports (the npm package mutation-testing-report-schema,
+// vendored under testdata with its license): what mutate run -stryker
+// writes must follow it. Only tests use it.
+package reportschema
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Version is the npm version of the vendored schema.
+const Version = "3.8.4"
+
+//go:embed testdata/mutation-testing-report-schema/mutation-testing-report-schema.json
+var schemaJSON []byte
+
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mutation-testing-report-schema.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("mutation-testing-report-schema.json")
+})
+
+// Validate returns an error, naming every place that breaks the schema,
+// unless data is a JSON document that follows it.
+func Validate(data []byte) error {
+	sch, err := compiled()
+	if err != nil {
+		return fmt.Errorf("the schema: %w", err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return sch.Validate(inst)
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +20,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/fencelab/fencelab/internal/report"
-
 	"github.com/fencelab/fencelab/internal/proctest"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/reportschema"
 )
 
 func TestMain(m *testing.M) {
@@ -36,8 +37,21 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	goEnv := goEnvVars(t, "GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GONOSUMDB", "GOPRIVATE", "GOFLAGS")
+	artifacts := t.ArtifactDir()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		// [browser]: a Chromium or Chrome is on PATH, for browse. CI
+		// installs one: there, its absence is an error, not a skip.
+		Condition: func(cond string) (bool, error) {
+			if cond == "browser" {
+				found := findBrowser() != ""
+				if !found && os.Getenv("CI") == "true" {
+					return false, fmt.Errorf("CI=true and no Chromium or Chrome on PATH (looked for %v): .ci/run installs chromium", browsers)
+				}
+				return found, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			for k, v := range goEnv {
 				env.Setenv(k, v)
@@ -57,6 +71,8 @@ func TestScripts(t *testing.T) {
 			"exitcode":   cmdExitcode,
 			"fill":       cmdFill,
 			"samematrix": cmdSameMatrix,
+			"stryker":    cmdStryker,
+			"browse":     cmdBrowse(artifacts),
 		},
 	})
 }
@@ -257,5 +273,30 @@ func cmdReportJSON(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		fmt.Fprintf(ts.Stdout(), "%s %d %s %s\n", m.ID, m.Step, m.Status, strings.Join(m.FailedTests, " "))
+	}
+}
+
+// stryker FILE checks that FILE (mutate run -stryker) follows the
+// mutation-testing-report-schema, and prints one line per mutant, by file:
+// "FILE ID STATUS KILLED-BY...".
+func cmdStryker(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stryker FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if err := reportschema.Validate(data); err != nil {
+		ts.Fatalf("%s does not follow the mutation-testing-report-schema: %v", args[0], err)
+	}
+	var r report.Stryker
+	ts.Check(json.Unmarshal(data, &r))
+	for _, file := range slices.Sorted(maps.Keys(r.Files)) {
+		f := r.Files[file]
+		if f.Source == "" {
+			ts.Fatalf("%s has no source", file)
+		}
+		for _, m := range f.Mutants {
+			fmt.Fprintf(ts.Stdout(), "%s %s %s %s\n", file, m.ID, m.Status, strings.Join(m.KilledBy, " "))
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -20,6 +21,13 @@ runs if one is invalid), run the mutants (or read the results of a run with
 -results), and show, per mutant, what was predicted, what failed, what was
 missed and what was wrong, with a score per file and a class summary.
 
+With -html, the class page: a row per learner and a column per mutant
+(exact, differs, not predicted, invalid), per learner precision and recall,
+per mutant the share of the class exact and the tests missed most often.
+For a class an invalid file does not stop the others: it is a row of
+invalid cells, its problems are on the page and on stderr, and the exit
+code is 2.
+
 Exit codes: 0 every prediction in every file was exact; 1 some prediction
 differs; 2 an invalid prediction file, or any error that run exits 2 for.`
 
@@ -33,6 +41,8 @@ func check(ctx context.Context, c *call, args []string) error {
 	partial := fs.Bool("partial", false, "allow files that predict only some of the mutants")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
+	classPage := fs.String("html", "", "also write the class page to `file`: learners × mutants, as HTML")
+	stryker := fs.String("stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -43,6 +53,15 @@ func check(ctx context.Context, c *call, args []string) error {
 		return errors.New("-json and -markdown exclude each other")
 	}
 	files := fs.Args()
+	out := reportFiles{stryker: *stryker}
+	for _, file := range []string{*classPage, *stryker} {
+		if file != "" {
+			if err := checkOutput(file, true); err != nil {
+				return err
+			}
+		}
+	}
+	lp := loader{files: files, partial: *partial, class: *classPage != ""}
 
 	var (
 		rep *report.Report
@@ -50,17 +69,17 @@ func check(ctx context.Context, c *call, args []string) error {
 		err error
 	)
 	if *results != "" {
-		if set := setFlags(fs, "pkg", "mutants", "only", "j", "timeout", "mode", "no-cache"); len(set) > 0 {
+		if set := setFlags(fs, "pkg", "mutants", "only", "j", "timeout", "mode", "no-cache", "stryker"); len(set) > 0 {
 			return fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
 		}
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
 		known := predict.Known{Mutants: reportIDs(rep), Tests: rep.Baseline.TestNames}
-		if pfs, err = loadPredictions(files, known, *partial); err != nil {
+		if pfs, err = lp.load(known); err != nil {
 			return err
 		}
-	} else if rep, pfs, err = runChecked(ctx, c, &mf, &rf, files, *partial); err != nil {
+	} else if rep, pfs, err = runChecked(ctx, c, &mf, &rf, &lp, &out); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -71,6 +90,11 @@ func check(ctx context.Context, c *call, args []string) error {
 		scores = append(scores, predict.Compare(pf, rep))
 	}
 	class := predict.NewClass(scores)
+	if *classPage != "" {
+		if err := writeFile(*classPage, func(w io.Writer) error { return class.WriteHTML(w, lp.invalid) }); err != nil {
+			return err
+		}
+	}
 	switch {
 	case *asJSON:
 		err = class.WriteJSON(c.stdout)
@@ -82,6 +106,11 @@ func check(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(lp.problems) > 0 {
+		// The class was compared without the invalid files; they are
+		// still an error.
+		return lp.problems
+	}
 	if !class.AllExact() {
 		return verdict(1)
 	}
@@ -89,11 +118,11 @@ func check(ctx context.Context, c *call, args []string) error {
 }
 
 // runChecked validates the prediction files, runs the mutants (or takes
-// their results from the cache) and returns the report and the files.
-// Everything in the files but subtest names is checked before anything
-// runs; subtest names, known only from a run of the suite, after the
-// baseline and before any mutant.
-func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, files []string, partial bool) (*report.Report, []*predict.File, error) {
+// their results from the cache), writes the run to out's files, and
+// returns the report and the valid files. Everything in the files but
+// subtest names is checked before anything runs; subtest names, known only
+// from a run of the suite, after the baseline and before any mutant.
+func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp *loader, out *reportFiles) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
@@ -109,49 +138,87 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, fil
 	// A file may predict any mutant of the files; it must predict those
 	// that run (unless -partial).
 	ids, run := idsOf(s.all), idsOf(s.mutants)
-	pfs, err := loadPredictions(files, predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true}, partial)
+	pfs, err := lp.load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := s.cfg
 	cfg.AfterBaseline = func(tests []string) error {
-		full := predict.Known{Mutants: ids, Required: run, Tests: tests}
-		var errs yamlfile.Errors
-		for _, pf := range pfs {
-			errs = append(errs, pf.Check(full, partial)...)
-		}
-		if len(errs) > 0 {
-			return errs
-		}
-		return nil
+		pfs, err = lp.recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests})
+		return err
 	}
 	rep, err := s.Run(ctx, cfg)
-	return rep, pfs, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := out.write(s, rep); err != nil {
+		return nil, nil, err
+	}
+	return rep, pfs, nil
 }
 
-// loadPredictions loads every file and returns every problem of every file
-// at once.
-func loadPredictions(paths []string, known predict.Known, partial bool) ([]*predict.File, error) {
-	var (
-		pfs  []*predict.File
-		errs yamlfile.Errors
-	)
-	for _, path := range paths {
-		f, err := predict.Load(path, known, partial)
-		var list yamlfile.Errors
-		switch {
-		case errors.As(err, &list):
-			errs = append(errs, list...)
-		case err != nil:
-			errs = append(errs, err)
-		default:
-			pfs = append(pfs, f)
+// loader loads prediction files. For a class page an invalid file does
+// not stop the others: it is set aside, with its problems, as long as one
+// file is valid.
+type loader struct {
+	files    []string
+	partial  bool
+	class    bool
+	invalid  []predict.Invalid
+	problems yamlfile.Errors // of the invalid files
+}
+
+// load loads every file, and returns the valid ones or every problem of
+// every file.
+func (lp *loader) load(known predict.Known) ([]*predict.File, error) {
+	var pfs []*predict.File
+	for _, path := range lp.files {
+		f, err := predict.Load(path, known, lp.partial)
+		if err != nil {
+			lp.setAside(path, problemsOf(err))
+			continue
 		}
+		pfs = append(pfs, f)
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	return lp.result(pfs)
+}
+
+// recheck checks the files again with the full test names of a baseline.
+func (lp *loader) recheck(pfs []*predict.File, known predict.Known) ([]*predict.File, error) {
+	var valid []*predict.File
+	for _, pf := range pfs {
+		if errs := pf.Check(known, lp.partial); len(errs) > 0 {
+			lp.setAside(pf.Path, errs)
+			continue
+		}
+		valid = append(valid, pf)
 	}
-	return pfs, nil
+	return lp.result(valid)
+}
+
+func (lp *loader) setAside(path string, errs yamlfile.Errors) {
+	inv := predict.Invalid{File: path}
+	for _, e := range errs {
+		inv.Problems = append(inv.Problems, e.Error())
+	}
+	lp.invalid = append(lp.invalid, inv)
+	lp.problems = append(lp.problems, errs...)
+}
+
+func (lp *loader) result(valid []*predict.File) ([]*predict.File, error) {
+	if len(lp.problems) > 0 && (!lp.class || len(valid) == 0) {
+		return nil, lp.problems
+	}
+	return valid, nil
+}
+
+// problemsOf returns the problems of a file's error: its list, or itself.
+func problemsOf(err error) yamlfile.Errors {
+	var list yamlfile.Errors
+	if errors.As(err, &list) {
+		return list
+	}
+	return yamlfile.Errors{err}
 }
 
 func idsOf(ms []*mutation.Mutant) []string {

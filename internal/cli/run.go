@@ -37,6 +37,9 @@ func run(ctx context.Context, c *call, args []string) error {
 	rf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the kill matrix")
 	junit := fs.String("junit", "", "also write the result as JUnit XML to `file`")
+	var files reportFiles
+	fs.StringVar(&files.stryker, "stryker", "", "also write the result to `file` as JSON in the mutation-testing-report-schema (Stryker's)")
+	fs.StringVar(&files.html, "html", "", "also write the result to `file` as a self-contained HTML report")
 	github := fs.Bool("github", false, "also print GitHub Actions annotations for mutants not killed")
 	verbose := fs.Bool("v", false, "print each failing test's message in the kill matrix")
 	if err := parseFlagsOnly(fs, args); err != nil {
@@ -52,6 +55,9 @@ func run(ctx context.Context, c *call, args []string) error {
 		if err := checkOutput(*junit, true); err != nil {
 			return err
 		}
+	}
+	if err := files.check(); err != nil {
+		return err
 	}
 	s, err := c.open(ctx, &mf, &rf, nil)
 	if err != nil {
@@ -79,6 +85,9 @@ func run(ctx context.Context, c *call, args []string) error {
 		if err := writeFile(*junit, rep.WriteJUnit); err != nil {
 			return err
 		}
+	}
+	if err := files.write(s, rep); err != nil {
+		return err
 	}
 	if code := rep.ExitCode(); code != exitOK {
 		return verdict(code)

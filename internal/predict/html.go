@@ -1,0 +1,194 @@
+package predict
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Invalid is a prediction file that could not be compared, with every
+// problem, each at its file:line:col.
+type Invalid struct {
+	File     string
+	Problems []string
+}
+
+// WriteHTML writes the class page, one self-contained HTML file for an
+// instructor after a lab: a row per learner and a column per mutant, each
+// cell exact, differs (what was missed and wrong on hover), not predicted
+// or invalid; per learner the exact count, precision and recall; per
+// mutant the share of the class that predicted it exactly and the tests
+// the class missed most often; then the invalid files with their
+// problems. An invalid file counts in the class, with no exact
+// prediction.
+func (c *Class) WriteHTML(w io.Writer, invalid []Invalid) error {
+	page := classPage{Learners: len(c.Scores) + len(invalid), Invalid: invalid}
+	var ids []string
+	for _, s := range c.Scores {
+		for _, o := range s.Outcomes {
+			if !slices.Contains(ids, o.Mutant) {
+				ids = append(ids, o.Mutant)
+			}
+		}
+	}
+	for _, id := range ids {
+		page.Mutants = append(page.Mutants, c.mutantColumn(id, page.Learners))
+	}
+	for _, s := range c.Scores {
+		row := classRow{Name: s.Name(), File: s.File, Exact: s.Exact, Total: s.Total,
+			Precision: fmt.Sprintf("%.2f", s.Precision), Recall: fmt.Sprintf("%.2f", s.Recall)}
+		for _, id := range ids {
+			row.Cells = append(row.Cells, cellOf(s, id))
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	for _, inv := range invalid {
+		row := classRow{Name: inv.File, File: inv.File, Invalid: true}
+		for range ids {
+			row.Cells = append(row.Cells, classCell{Class: "invalid", Mark: "!", Title: "the file is invalid: see its problems below"})
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	return classTemplate.Execute(w, page)
+}
+
+// mutantColumn sums up the class's predictions of mutant id.
+func (c *Class) mutantColumn(id string, learners int) classMutant {
+	col := classMutant{ID: id}
+	missed := map[string]int{}
+	for _, s := range c.Scores {
+		for _, o := range s.Outcomes {
+			if o.Mutant != id {
+				continue
+			}
+			col.Status = string(o.Status)
+			if o.Exact && !o.NotPredicted {
+				col.Exact++
+			}
+			for _, m := range o.Missed {
+				missed[m.Test]++
+			}
+		}
+	}
+	if learners > 0 {
+		col.Share = fmt.Sprintf("%d%%", (100*col.Exact+learners/2)/learners)
+	}
+	for test, n := range missed {
+		col.Missed = append(col.Missed, testCount{Test: test, Files: n})
+	}
+	slices.SortFunc(col.Missed, func(a, b testCount) int {
+		return cmp.Or(cmp.Compare(b.Files, a.Files), strings.Compare(a.Test, b.Test))
+	})
+	return col
+}
+
+// cellOf is the cell of s's prediction of mutant id.
+func cellOf(s *Score, id string) classCell {
+	for _, o := range s.Outcomes {
+		if o.Mutant != id {
+			continue
+		}
+		switch {
+		case o.NotPredicted:
+			return classCell{Class: "not-predicted", Mark: "–", Title: "not predicted"}
+		case o.Exact:
+			return classCell{Class: "exact", Mark: "✓", Title: "exact: " + list(o.Failed, "none failed")}
+		}
+		var why []string
+		if len(o.Missed) > 0 {
+			var names []string
+			for _, m := range o.Missed {
+				names = append(names, m.Test)
+			}
+			why = append(why, "missed "+strings.Join(names, ", "))
+		}
+		if len(o.Wrong) > 0 {
+			why = append(why, "wrongly predicted "+strings.Join(o.Wrong, ", "))
+		}
+		return classCell{Class: "differs", Mark: "✗", Title: "differs: " + strings.Join(why, "; ")}
+	}
+	return classCell{Class: "not-predicted", Mark: "–", Title: "not in this file's run"}
+}
+
+type classPage struct {
+	Learners int
+	Mutants  []classMutant
+	Rows     []classRow
+	Invalid  []Invalid
+}
+
+type classMutant struct {
+	ID, Status string
+	Exact      int    // learners whose prediction was exact
+	Share      string // of the whole class
+	Missed     []testCount
+}
+
+type testCount struct {
+	Test  string
+	Files int
+}
+
+type classRow struct {
+	Name, File        string
+	Invalid           bool
+	Exact, Total      int
+	Precision, Recall string
+	Cells             []classCell
+}
+
+type classCell struct {
+	Class, Mark, Title string
+}
+
+var classTemplate = template.Must(template.New("class").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>mutate check: the class</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1rem 2rem 3rem; max-width: 90rem; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; }
+thead th { vertical-align: bottom; }
+thead th.mutant span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; }
+tbody th { text-align: left; font-weight: normal; }
+td.cell { text-align: center; cursor: help; }
+td.exact { background: #dcfae6; color: #067647; }
+td.differs { background: #fde2e1; color: #b42318; }
+td.invalid { background: #fef0c7; color: #b54708; }
+td.not-predicted { color: #667085; }
+td.num, tfoot td { text-align: right; font-variant-numeric: tabular-nums; }
+code { font-family: ui-monospace, monospace; }
+</style>
+</head>
+<body>
+<h1>The class: {{.Learners}} {{if eq .Learners 1}}learner{{else}}learners{{end}}, {{len .Mutants}} mutants</h1>
+<p>A cell is one learner's prediction of one mutant: ✓ exact, ✗ differs (hover for what was missed and wrongly predicted), – not predicted, ! the file is invalid.</p>
+<table id="class">
+<thead><tr><th>learner</th>{{range .Mutants}}<th class="mutant" title="{{.ID}}: {{.Status}}"><span>{{.ID}}</span></th>{{end}}<th>exact</th><th>precision</th><th>recall</th></tr></thead>
+<tbody>
+{{range .Rows}}<tr{{if .Invalid}} class="invalid"{{end}}><th title="{{.File}}">{{.Name}}</th>{{$name := .Name}}{{range $i, $c := .Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $.Mutants $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Invalid}}<td colspan="3">invalid</td>{{else}}<td class="num">{{.Exact}}/{{.Total}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td>{{end}}</tr>
+{{end}}</tbody>
+<tfoot><tr><th>exact</th>{{range .Mutants}}<td class="share" data-mutant="{{.ID}}" title="{{.Exact}} of {{$.Learners}} predicted {{.ID}} exactly">{{.Share}}</td>{{end}}<td colspan="3"></td></tr></tfoot>
+</table>
+<h2>Missed most often</h2>
+<p>For each mutant, the tests that failed and that learners did not foresee, with how many learners missed each.</p>
+<table id="missed">
+<thead><tr><th>mutant</th><th>status</th><th>exact</th><th>tests missed</th></tr></thead>
+<tbody>
+{{range .Mutants}}<tr><th><code>{{.ID}}</code></th><td>{{.Status}}</td><td class="num">{{.Exact}} of {{$.Learners}}</td><td>{{range $i, $m := .Missed}}{{if $i}}, {{end}}<code>{{$m.Test}}</code> ({{$m.Files}}){{else}}none{{end}}</td></tr>
+{{end}}</tbody>
+</table>
+{{with .Invalid}}<h2>Invalid files</h2>
+<p>These files could not be compared; each must be fixed and checked again.</p>
+{{range .}}<h3><code>{{.File}}</code></h3>
+<ul class="problems">{{range .Problems}}<li><code>{{.}}</code></li>{{end}}</ul>
+{{end}}{{end}}
+</body>
+</html>
+`))

@@ -1,0 +1,46 @@
+package predict
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// The class page has a cell per learner and mutant, the share of the
+// class exact per mutant (an invalid file counts, with no exact
+// prediction), precision and recall per learner, the tests missed most
+// often, and the invalid files with their problems.
+func TestClass_WriteHTML(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), killed("m2", "TestA", "TestB")}}
+	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep)
+	bob := Compare(loadString(t, known, "learner: <b>bob</b>\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestP]}\n"), rep)
+	invalid := []Invalid{{File: "carol.yaml", Problems: []string{"carol.yaml:3:7: unknown test \"TestZ\""}}}
+	var buf bytes.Buffer
+	if err := NewClass([]*Score{alice, bob}).WriteHTML(&buf, invalid); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`<h1>The class: 3 learners, 2 mutants</h1>`,
+		`<td class="cell exact" data-learner="alice" data-mutant="m1" title="exact: TestA">✓</td>`,
+		`<td class="cell differs" data-learner="alice" data-mutant="m2" title="differs: missed TestB">✗</td>`,
+		`<td class="cell differs" data-learner="&lt;b&gt;bob&lt;/b&gt;" data-mutant="m2" title="differs: missed TestA, TestB; wrongly predicted TestP">✗</td>`,
+		`<td class="num">1/2</td><td class="num">1.00</td><td class="num">0.67</td>`, // alice: 2 right, 0 wrong, 1 missed
+		`<td class="num">1/2</td><td class="num">0.50</td><td class="num">0.33</td>`, // bob: 1 right, 1 wrong, 2 missed
+		`<td class="cell invalid" data-learner="carol.yaml" data-mutant="m2"`,
+		`<td class="share" data-mutant="m1" title="2 of 3 predicted m1 exactly">67%</td>`,
+		`<td class="share" data-mutant="m2" title="0 of 3 predicted m2 exactly">0%</td>`,
+		`<tr><th><code>m2</code></th><td>killed</td><td class="num">0 of 3</td><td><code>TestB</code> (2), <code>TestA</code> (1)</td></tr>`,
+		`<tr><th><code>m1</code></th><td>killed</td><td class="num">2 of 3</td><td>none</td></tr>`,
+		`<li><code>carol.yaml:3:7: unknown test &#34;TestZ&#34;</code></li>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the class page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "<b>bob") {
+		t.Error("a learner's name is not escaped")
+	}
+}

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	elements "github.com/fencelab/fencelab/third_party/mutation-testing-elements"
+)
+
+// WriteHTML writes r as one self-contained HTML page, which needs no
+// network: the run drawn by the mutation-testing-elements viewer from its
+// Stryker form (WriteStryker), and under it what that viewer does not
+// show: the kill matrix as a grid, a row per test that failed under some
+// mutant and a column per mutant, with a mark where the test failed (its
+// message on hover), then each mutant's contract, rationale, the design
+// note's fragment and diff.
+func (r *Report) WriteHTML(w io.Writer, src Sources) error {
+	page := htmlPage{
+		Title:   "mutate " + r.Package,
+		Summary: r.Summary.String(),
+		Report:  r.Stryker(src),
+		Viewer:  template.JS(elements.JS),
+		Version: elements.Version,
+	}
+	failed := map[string]map[string]string{} // test: mutant: message
+	for _, m := range r.Mutants {
+		page.Mutants = append(page.Mutants, htmlMutant{Mutant: m, Doc: src.Mutants[m.ID]})
+		for i, test := range m.FailedTests {
+			if failed[test] == nil {
+				failed[test] = map[string]string{}
+			}
+			failed[test][m.ID] = hoverText(m, test, m.Failures[i].Message)
+		}
+	}
+	// A test of a kill that the baseline's names lack (a result from an
+	// older run) still gets its row, after the others.
+	var extra []string
+	for test := range failed {
+		if !slices.Contains(r.Baseline.TestNames, test) {
+			extra = append(extra, test)
+		}
+	}
+	slices.Sort(extra)
+	for _, test := range slices.Concat(r.Baseline.TestNames, extra) {
+		if failed[test] == nil {
+			page.Idle = append(page.Idle, test)
+			continue
+		}
+		row := htmlRow{Test: test}
+		for _, m := range r.Mutants {
+			msg, ok := failed[test][m.ID]
+			row.Cells = append(row.Cells, htmlCell{Mutant: m.ID, Failed: ok, Message: msg})
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	return htmlTemplate.Execute(w, page)
+}
+
+// hoverText is what the mark of test under m shows on hover: its message,
+// or, for a test that logged nothing, why it failed: its subtests that
+// did, or that it said nothing.
+func hoverText(m Mutant, test, message string) string {
+	if message != "" {
+		return message
+	}
+	var subs []string
+	for _, t := range m.FailedTests {
+		if strings.HasPrefix(t, test+"/") {
+			subs = append(subs, t)
+		}
+	}
+	if len(subs) > 0 {
+		return "failed because its subtests failed: " + strings.Join(subs, ", ")
+	}
+	return "failed, with no message"
+}
+
+type htmlPage struct {
+	Title, Summary string
+	Report         *Stryker    // html/template writes it as JSON, escaped for a script
+	Viewer         template.JS // the component's code, as published
+	Version        string
+	Mutants        []htmlMutant
+	Rows           []htmlRow
+	Idle           []string // tests that failed under no mutant
+}
+
+type htmlMutant struct {
+	Mutant
+	Doc MutantDoc
+}
+
+type htmlRow struct {
+	Test  string
+	Cells []htmlCell
+}
+
+type htmlCell struct {
+	Mutant  string
+	Failed  bool
+	Message string
+}
+
+var htmlTemplate = template.Must(template.New("report").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 0; }
+#fencelab { padding: 1rem 2rem 3rem; max-width: 80rem; }
+#fencelab h2 { margin-top: 2rem; }
+table.matrix { border-collapse: collapse; font-size: 0.85rem; }
+table.matrix th, table.matrix td { border: 1px solid #ccc; padding: 0.2rem 0.4rem; }
+table.matrix thead th { vertical-align: bottom; }
+table.matrix thead th span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; }
+table.matrix tbody th { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; }
+table.matrix td { text-align: center; min-width: 1.4rem; }
+table.matrix td.failed { background: #fde2e1; color: #b42318; cursor: help; }
+.status-killed { color: #067647; } .status-survived { color: #b42318; }
+.status-crashed, .status-timeout, .status-build-failed { color: #b54708; }
+pre.diff { background: #f6f8fa; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
+dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.5rem; }
+</style>
+</head>
+<body>
+<mutation-test-report-app title-postfix="{{.Title}}"></mutation-test-report-app>
+<section id="fencelab">
+<h2>Kill matrix</h2>
+<p id="summary">{{.Summary}}. A mark is a test that failed under the mutant; hover it for the test's message.</p>
+<table class="matrix" id="kill-matrix">
+<thead><tr><th>test</th>{{range .Mutants}}<th class="status-{{.Status}}" title="{{.ID}}: {{.Status}}{{if .Title}}, {{.Title}}{{end}}"><span>{{.ID}}</span></th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr><th>{{.Test}}</th>{{$test := .Test}}{{range .Cells}}{{if .Failed}}<td class="failed" data-test="{{$test}}" data-mutant="{{.Mutant}}" title="{{.Message}}">✗</td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{with .Idle}}<p id="idle">{{len .}} tests failed under no mutant: {{range $i, $t := .}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}.</p>{{end}}
+<h2>Mutants</h2>
+{{range .Mutants}}<article id="mutant-{{.ID}}">
+<h3>{{.ID}}{{if .Step}} (step {{.Step}}){{end}}: <span class="status-{{.Status}}">{{.Status}}</span></h3>
+{{if .Title}}<p>{{.Title}}</p>{{end}}
+<dl class="doc">
+{{- with .Doc.Contract}}<dt>Contract</dt><dd>{{.}}</dd>{{end}}
+{{- with .Doc.Rationale}}<dt>Rationale</dt><dd>{{.}}</dd>{{end}}
+{{- with .Doc.Seed}}<dt>The design note's fragment</dt><dd><code>{{.}}</code></dd>{{end}}
+{{- if .FailedTests}}<dt>Failed</dt><dd>{{range $i, $t := .FailedTests}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}</dd>{{end}}
+{{- with .Reason}}<dt>Reason</dt><dd>{{.}}</dd>{{end}}
+{{- with .Output}}<dt>Output</dt><dd><pre>{{.}}</pre></dd>{{end}}
+</dl>
+{{with .Doc.Diff}}<pre class="diff">{{.}}</pre>{{end}}
+</article>
+{{end}}
+<p><small>Drawn with mutation-testing-elements {{.Version}} (Apache-2.0).</small></p>
+</section>
+<script>{{.Viewer}}</script>
+<script>document.querySelector('mutation-test-report-app').report = {{.Report}};</script>
+</body>
+</html>
+`))

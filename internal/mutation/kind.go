@@ -51,4 +51,5 @@ type site struct {
 	text       string
 	line       int // of the fragment, in the file
 	index      int // for Stmt: where the run of statements starts in node's list
+	at         int // for String: where the match starts in the literal's value
 }

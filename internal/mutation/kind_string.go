@@ -34,7 +34,7 @@ func (stringKind) sites(fset *token.FileSet, scope ast.Node, m *Mutant) []*site 
 			text := requote(lit.Value, value[:i]+m.Replace+value[i+len(m.Find):])
 			sites = append(sites, &site{
 				node: lit, with: &ast.BasicLit{Kind: token.STRING, Value: text},
-				from: lit.Pos(), to: lit.End(), text: text,
+				from: lit.Pos(), to: lit.End(), text: text, at: i,
 				line: fset.Position(lit.Pos()).Line + strings.Count(value[:i], "\n"),
 			})
 			at = i + len(m.Find)

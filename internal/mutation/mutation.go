@@ -64,6 +64,9 @@ type Mutant struct {
 	// Zero for either means: Find must match exactly once.
 	Occurrence int
 	Line       int
+	// Operator is the rule that generated the mutant; empty for one
+	// written by hand.
+	Operator Operator
 
 	// Defined holds where each field was written, by field name ("id",
 	// "target", "find", ...), for the error messages of mutants read from

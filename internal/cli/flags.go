@@ -70,34 +70,92 @@ func (f *files) Set(v string) error { *f = append(*f, v); return nil }
 
 // mutantFlags are the flags that choose the mutants and their package.
 type mutantFlags struct {
-	files files
-	pkg   string
-	only  string
+	files    files
+	pkg      string
+	only     string
+	generate bool
 }
 
 func (f *mutantFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.files, "mutants", "read the mutants of this YAML `file` (repeatable; default: the module's "+exercise.Catalog+")")
 	fs.StringVar(&f.pkg, "pkg", "", "the `package` to mutate, as go names it here (default: the one the mutants files name, or the catalog)")
 	fs.StringVar(&f.only, "only", "", "only these comma-separated mutant `ids`")
+	fs.BoolVar(&f.generate, "generate", false, "generate the mutants from the package's code by operator, instead of reading a catalog")
 }
 
 // chosen is what mutantFlags chose: the mutants and where their package is.
 type chosen struct {
-	set     *exercise.Set
+	set     *exercise.Set      // nil for generated mutants
 	all     []*mutation.Mutant // every mutant of the files
 	mutants []*mutation.Mutant // those -only chooses; all without it
 	dir     string             // where go names the package
 	pkg     string             // the package, as go names it from dir
 	written string             // the files' own package, when -pkg names another
+	// For generated mutants, the package they were generated from.
+	target *harness.Target
+	source *mutation.Package
 }
 
 // load reads the mutants files of the module that holds the current
-// directory, and checks -only.
-func (f *mutantFlags) load() (*chosen, error) {
+// directory, or generates the mutants of the package, and checks -only.
+func (f *mutantFlags) load(ctx context.Context) (*chosen, error) {
 	root, err := exercise.FindRoot(".")
 	if err != nil {
 		return nil, err
 	}
+	var ch *chosen
+	if f.generate {
+		if ch, err = f.generated(ctx, root); err != nil {
+			return nil, err
+		}
+	} else if ch, err = f.read(root); err != nil {
+		return nil, err
+	}
+	if f.only != "" {
+		ch.mutants = nil
+		for id := range strings.SplitSeq(f.only, ",") {
+			m, err := lookup(ch.all, strings.TrimSpace(id))
+			if err != nil {
+				return nil, fmt.Errorf("-only: %w", err)
+			}
+			ch.mutants = append(ch.mutants, m)
+		}
+	}
+	return ch, nil
+}
+
+// generated generates the mutants of the package -pkg names, or else the
+// catalog's, or else the one in the current directory.
+func (f *mutantFlags) generated(ctx context.Context, root string) (*chosen, error) {
+	if len(f.files) > 0 {
+		return nil, errors.New("-generate and -mutants exclude each other: the mutants come from the code, or from the files")
+	}
+	ch := &chosen{pkg: f.pkg}
+	if ch.pkg == "" {
+		ch.pkg = "."
+		if cat, err := exercise.LoadFile(filepath.Join(root, filepath.FromSlash(exercise.Catalog))); err == nil && cat.Package != "" {
+			ch.dir, ch.pkg = root, cat.Package
+		}
+	}
+	t, err := harness.FindTarget(ctx, harness.Config{Dir: ch.dir, Package: ch.pkg})
+	if err != nil {
+		return nil, err
+	}
+	src, err := mutation.Load(t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ch.target, ch.source = t, src
+	ch.all = src.Generate()
+	if len(ch.all) == 0 {
+		return nil, fmt.Errorf("package %s has no code that an operator applies to", t.Rel)
+	}
+	ch.mutants = ch.all
+	return ch, nil
+}
+
+// read reads the mutants files, or the catalog.
+func (f *mutantFlags) read(root string) (*chosen, error) {
 	set, err := exercise.Load(root, f.files)
 	if err != nil {
 		return nil, err
@@ -116,16 +174,6 @@ func (f *mutantFlags) load() (*chosen, error) {
 		// not say which package it mutates.
 		if cat, err := exercise.LoadFile(filepath.Join(root, filepath.FromSlash(exercise.Catalog))); err == nil && cat.Package != "" {
 			ch.dir, ch.pkg = root, cat.Package
-		}
-	}
-	if f.only != "" {
-		ch.mutants = nil
-		for id := range strings.SplitSeq(f.only, ",") {
-			m, err := lookup(set.Mutants, strings.TrimSpace(id))
-			if err != nil {
-				return nil, fmt.Errorf("-only: %w", err)
-			}
-			ch.mutants = append(ch.mutants, m)
 		}
 	}
 	return ch, nil
@@ -156,7 +204,7 @@ type session struct {
 // -pkg names another package than the one the mutants are written for,
 // and their targets are not there, it says so.
 func (c *call) open(ctx context.Context, mf *mutantFlags, rf *runFlags, pick func(*chosen) error) (*session, error) {
-	ch, err := mf.load()
+	ch, err := mf.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +255,9 @@ func (c *call) command(f *mutantFlags, cmd string, args ...string) string {
 		for _, file := range f.files {
 			words = append(words, "-mutants", file)
 		}
+		if f.generate {
+			words = append(words, "-generate")
+		}
 		if f.pkg != "" {
 			words = append(words, "-pkg", f.pkg)
 		}
@@ -227,6 +278,7 @@ type runFlags struct {
 	mode    string
 	noCache bool
 	quiet   bool
+	full    bool
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -235,6 +287,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
 	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
+	fs.BoolVar(&rf.full, "full", false, "run generated mutants like catalog ones: every test, to the end (not only the tests that reach the mutant, up to the first failure)")
 }
 
 func (rf *runFlags) check() error {
@@ -253,8 +306,8 @@ func (rf *runFlags) check() error {
 // config returns the harness's configuration of a run of ch's mutants.
 func (rf *runFlags) config(ch *chosen, stderr io.Writer) harness.Config {
 	return harness.Config{
-		Dir: ch.dir, Package: ch.pkg, Mutants: ch.mutants,
-		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache,
+		Dir: ch.dir, Package: ch.pkg, Mutants: ch.mutants, Target: ch.target, Source: ch.source,
+		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full,
 		Progress: progress.New(stderr, rf.quiet),
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-func list(_ context.Context, c *call, args []string) error {
+func list(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags]", "Print the mutants: step, id, target, kind and title.")
 	var mf mutantFlags
 	mf.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	ch, err := mf.load()
+	ch, err := mf.load(ctx)
 	if err != nil {
 		return err
 	}

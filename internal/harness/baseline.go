@@ -62,6 +62,9 @@ type Baseline struct {
 	// invalid holds, by id, the compiler's messages for each mutant that
 	// is not valid Go on its own: build-failed in either mode.
 	invalid map[string]string
+	// coverage says which tests reach each switched mutant's site; nil
+	// when there is no switched build.
+	coverage *coverage
 }
 
 // runBaseline builds and runs the unmutated suite, and runs it once more
@@ -76,27 +79,27 @@ func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 	} else {
 		pr.Phase("building the test binary")
 	}
-	// The builds, the type check of the mutants and the set-up go on at
-	// the same time. The switched build may hold a mutant that the type
-	// check finds invalid: such a mutant never runs, in either mode.
+	// The baseline's build, the set-up and the type check of the mutants
+	// go on at the same time; the switched build starts after the type
+	// check, and leaves out the mutants that are not valid Go on their
+	// own: such a mutant never runs, in either mode.
 	var (
 		sb       *switchedBuild
 		wg       sync.WaitGroup
 		bin      string
 		err      error
 		setUpErr error
-		invalid  map[string]string
 	)
 	wg.Go(func() { bin, err = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil) })
 	wg.Go(func() { setUpErr = p.setUp(ctx, cfg) })
-	if switching {
-		wg.Go(func() { sb = buildSwitched(ctx, cfg, p) })
-	}
-	invalid = p.typeCheck(ctx, cfg)
+	invalid := p.typeCheck(ctx, cfg)
 	for _, a := range p.Applied {
-		if msgs, ok := invalid[a.Mutant.ID]; ok {
+		if msgs, ok := invalid[a.Mutant.ID]; ok && a.Mutant.Operator == "" {
 			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, firstLine(msgs))
 		}
+	}
+	if switching {
+		wg.Go(func() { sb = buildSwitched(ctx, cfg, p, invalid) })
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -148,6 +151,11 @@ func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 				return nil, flakyError(p.Target.Rel, first)
 			}
 		}
+		if sb.err == nil && sb.bin != "" && needsCoverage(cfg, p) {
+			if b.coverage, err = runCoverage(ctx, cfg, p, b); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return b, nil
 }
@@ -179,7 +187,7 @@ func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest
 		}
 	}
 	run := func(dir string) (*gotest.Result, error) {
-		res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, dir), nil, baselineTimeout(cfg), count)
+		res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, dir), nil, nil, baselineTimeout(cfg), count)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}

@@ -40,16 +40,16 @@ func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[
 }
 
 // exec runs a test binary in a sandbox of its own under dir, with env
-// added to its environment, and returns its result with the sandbox's
-// paths cleaned from every message.
-func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
+// added to its environment and args to its flags, and returns its result
+// with the sandbox's paths cleaned from every message.
+func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env, args []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
 	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
 	}
 	res, err := cfg.runner().Exec(ctx, gotest.Exec{
 		Test2JSON: p.test2json, Binary: bin, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
-		Env: append(sb.env(p.goEnv), env...), Timeout: limit, OnEvent: onEvent,
+		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: limit, OnEvent: onEvent,
 	})
 	if err != nil {
 		return nil, err
@@ -79,12 +79,16 @@ func (sb *switchedBuild) switched(id string) bool {
 // compileError matches the position of a compiler message.
 var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):\d+: `)
 
-// buildSwitched builds one test binary with every mutant switched in. When
-// the build fails, the mutants whose switches the compiler's messages point
-// at are left out and the build is tried again; messages that point at no
-// switch leave every mutant out.
-func buildSwitched(ctx context.Context, cfg Config, p *Prepared) *switchedBuild {
+// buildSwitched builds one test binary with every mutant switched in but
+// those of invalid, which are not valid Go. When the build fails, the
+// mutants whose switches the compiler's messages point at are left out and
+// the build is tried again; messages that point at no switch leave every
+// mutant out.
+func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[string]string) *switchedBuild {
 	exclude := map[string]string{}
+	for id := range invalid {
+		exclude[id] = "not valid Go on its own"
+	}
 	for attempt := 0; ; attempt++ {
 		sw, err := p.Package.Switch(cfg.Mutants, exclude)
 		if err != nil {
@@ -125,7 +129,7 @@ func buildSwitched(ctx context.Context, cfg Config, p *Prepared) *switchedBuild 
 
 // runInactive runs the switched binary with no mutant active.
 func runInactive(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
-	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, limit, nil)
+	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, nil, limit, nil)
 	if err != nil {
 		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
 	}

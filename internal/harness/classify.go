@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fencelab/fencelab/internal/text"
 	"strings"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/text"
 
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
@@ -15,9 +16,18 @@ import (
 
 // runMutant runs the suite against one mutant: the switched binary with
 // the mutant active, or a build of its own, made under dir.
-func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration) (report.Mutant, error) {
+//
+// A generated mutant (unless cfg.Full) runs only the tests that reach its
+// site, none when none does (not-covered), and stops at its first failing
+// test, trying first the tests that killed its neighbours, then the
+// fastest (see killers.phases): the speed of PIT, on PIT's assumption that
+// a test does not depend on what the tests before it did. A catalog mutant
+// runs every test to the end, as the gate and predictions need: its
+// verdict and failing tests are exactly the full suite's (and when the run
+// has coverage, a survivor that no test reaches is called not-covered).
+func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration, k *killers) (report.Mutant, error) {
 	r := report.Mutant{
-		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: string(a.Mutant.Kind),
+		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: string(a.Mutant.Kind), Operator: string(a.Mutant.Operator),
 		File: p.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
 		Location: &report.Location{
 			Start: report.Position{Line: a.Start.Line, Column: a.Start.Column},
@@ -32,10 +42,26 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		r.Seconds = time.Since(start).Seconds()
 		return r, nil
 	}
+	all := b.Result.TopLevel()
+	tests := all
+	fast := a.Mutant.Operator != "" && !cfg.Full
 	bin, env := "", []string(nil)
+	covered := true
 	if sb := b.switched; sb.switched(a.Mutant.ID) {
 		r.Build = string(ModeSwitch)
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
+		if b.coverage != nil {
+			r.CoveredBy = b.coverage.of(a.Mutant.ID)
+			covered = len(r.CoveredBy) > 0
+			if fast {
+				tests = r.CoveredBy
+			}
+		}
+		if fast && !covered {
+			r.Status, r.Reason = report.NotCovered, "no test reaches its site"
+			r.Seconds = time.Since(start).Seconds()
+			return r, nil
+		}
 	} else {
 		var err error
 		bin, err = p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated})
@@ -49,22 +75,57 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 			return r, err
 		}
 	}
-	res, err := p.exec(ctx, cfg, bin, dir, env, limit, nil)
+	phases := [][]string{tests}
+	if fast {
+		phases = k.phases(a.Mutant.Target, tests, b.durations())
+	}
+	for i, phase := range phases {
+		var args []string
+		if len(phase) < len(all) {
+			args = append(args, runOnly(phase))
+		}
+		if fast {
+			args = append(args, "-test.failfast")
+		}
+		res, runLimit, err := execMutant(ctx, cfg, p, bin, dir, env, args, limit)
+		if err != nil {
+			return r, err
+		}
+		r.TestSeconds += res.Wall
+		classify(&r, res, phase, runLimit)
+		if r.Status != report.Survived || i == len(phases)-1 {
+			break
+		}
+	}
+	r.Seconds = time.Since(start).Seconds()
+	switch {
+	case fast && r.Status == report.Killed:
+		k.record(a.Mutant.Target, r.FailedTests)
+	case !covered && r.Status == report.Survived:
+		// Every test ran, and none reaches the site.
+		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
+	}
+	return r, nil
+}
+
+// execMutant runs a mutant's test binary with the limit, and once more with
+// twice the limit when tests were still reporting near it; it returns the
+// result and the limit it ran with.
+func execMutant(ctx context.Context, cfg Config, p *Prepared, bin, dir string, env, args []string, limit time.Duration) (*gotest.Result, time.Duration, error) {
+	res, err := p.exec(ctx, cfg, bin, dir, env, args, limit, nil)
 	if err != nil {
-		return r, err
+		return nil, limit, err
 	}
 	if res.TimedOut && len(res.Failed()) == 0 && res.Idle < limit.Seconds()/2 {
 		// Tests were still reporting near the limit: the run looks slow
 		// (a loaded machine) rather than hung. Once more, with twice the
 		// time; a hang is confirmed by that run alone.
 		limit *= 2
-		if res, err = p.exec(ctx, cfg, bin, dir, env, limit, nil); err != nil {
-			return r, err
+		if res, err = p.exec(ctx, cfg, bin, dir, env, args, limit, nil); err != nil {
+			return nil, limit, err
 		}
 	}
-	r.Seconds, r.TestSeconds = time.Since(start).Seconds(), res.Wall
-	classify(&r, res, b.Result.TopLevel(), limit)
-	return r, nil
+	return res, limit, nil
 }
 
 // classify sets r's verdict from res, the run of the test binary with the

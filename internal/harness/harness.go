@@ -58,15 +58,23 @@ func ParseMode(s string) (Mode, error) {
 
 // Config says what to run.
 type Config struct {
-	Dir      string // the directory go runs in, inside the module
-	Package  string // the package to mutate, as go names it from Dir: "./stock"
-	Mutants  []*mutation.Mutant
+	Dir     string // the directory go runs in, inside the module
+	Package string // the package to mutate, as go names it from Dir: "./stock"
+	Mutants []*mutation.Mutant
+	// Target and Source, when set, are the package already located and
+	// parsed (as for generated mutants); Prepare does not do it again.
+	Target   *Target
+	Source   *mutation.Package
 	Mode     Mode               // "" is ModeSwitch
 	Jobs     int                // mutants run at the same time; at least 1
 	Timeout  time.Duration      // per mutant run; 0 derives it from the baseline
 	Go       string             // the go command; "go" if empty
 	Progress *progress.Reporter // nil for none
 	NoCache  bool               // run even if the cache holds the results
+	// Full runs generated mutants as catalog mutants run: every test, to
+	// the end. Without it, a generated mutant runs only the tests that
+	// reach its site, and stops at the first that fails.
+	Full bool
 
 	// AfterBaseline, if set, is called with the names of the baseline's
 	// tests (from a run, or the cache) before any mutant runs; an error
@@ -130,13 +138,15 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	t, err := FindTarget(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	pkg, err := mutation.Load(t.Dir)
-	if err != nil {
-		return nil, err
+	t, pkg := cfg.Target, cfg.Source
+	if t == nil || pkg == nil {
+		var err error
+		if t, err = FindTarget(ctx, cfg); err != nil {
+			return nil, err
+		}
+		if pkg, err = mutation.Load(t.Dir); err != nil {
+			return nil, err
+		}
 	}
 	p := &Prepared{Target: t, Package: pkg}
 	var errs yamlfile.Errors
@@ -151,10 +161,11 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if p.scratch, err = newScratch(); err != nil {
+	sc, err := newScratch()
+	if err != nil {
 		return nil, err
 	}
-	p.tmp = p.scratch.dir
+	p.scratch, p.tmp = sc, sc.dir
 	return p, nil
 }
 

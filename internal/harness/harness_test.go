@@ -34,7 +34,7 @@ func TestSwitched_LeaseCompilesWithEveryMutantSwitchedIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	sb := buildSwitched(ctx, cfg, p)
+	sb := buildSwitched(ctx, cfg, p, nil)
 	if sb.err != nil || sb.bin == "" {
 		t.Fatalf("buildSwitched() = %+v", sb)
 	}

@@ -3,6 +3,9 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/fencelab/fencelab/internal/text"
 
@@ -32,7 +35,8 @@ func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) 
 			}
 		}
 		rep := *prior
-		rep.Mutants, rep.Summary, rep.Cached = results, report.Summarize(results), true
+		rep.Mutants, rep.Summary, rep.Cached, rep.Dropped = results, report.Summarize(results), true, nil
+		dropInvalid(cfg, &rep)
 		return &rep, nil
 	}
 	if n := len(results) - len(missing); n > 0 {
@@ -58,7 +62,27 @@ func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) 
 	}
 	p.store(ctx, cfg, key, rep)
 	rep.Mutants, rep.Summary = results, report.Summarize(results)
+	dropInvalid(cfg, rep)
 	return rep, nil
+}
+
+// dropInvalid drops the generated mutants of rep that are not valid Go,
+// and says so.
+func dropInvalid(cfg Config, rep *report.Report) {
+	rep.DropInvalidGenerated()
+	n := len(rep.Dropped)
+	if n == 0 {
+		return
+	}
+	var ids []string
+	for _, d := range rep.Dropped[:min(n, 5)] {
+		ids = append(ids, d.ID)
+	}
+	if n > 5 {
+		ids = append(ids, fmt.Sprintf("and %d more", n-5))
+	}
+	cfg.Progress.Printf("dropped %s that %s not valid Go (-json lists %s with the reason): %s",
+		text.Count(n, "generated mutant", "generated mutants"), text.Plural(n, "is", "are"), text.Plural(n, "it", "them"), strings.Join(ids, ", "))
 }
 
 // subset returns p and cfg with only the mutants at the indexes in which.
@@ -111,7 +135,7 @@ func interrupted(ctx context.Context, err error) error {
 func (p *Prepared) key(ctx context.Context, cfg Config, runs bool) string {
 	flags := map[string]string{"pkg": p.Target.Rel}
 	if runs {
-		flags["mode"], flags["timeout"] = string(cfg.mode()), cfg.Timeout.String()
+		flags["mode"], flags["timeout"], flags["full"] = string(cfg.mode()), cfg.Timeout.String(), strconv.FormatBool(cfg.Full)
 	}
 	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, flags)
 	if err != nil {

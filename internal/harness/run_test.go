@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,9 @@ import (
 // the switched build with none active).
 type canned struct {
 	events map[string]string // active mutant: test2json events
+	// reach lists, by test, the mutants whose sites a coverage run of that
+	// test reports.
+	reach map[string][]string
 
 	mu     sync.Mutex
 	builds int
@@ -32,10 +36,21 @@ func (c *canned) Build(ctx context.Context, _ gotest.Compile, _ string) error {
 }
 
 func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error) {
-	active := ""
+	active, cover := "", ""
 	for _, kv := range e.Env {
 		if v, ok := strings.CutPrefix(kv, mutation.SwitchEnv+"="); ok {
 			active = v
+		}
+		if v, ok := strings.CutPrefix(kv, mutation.CoverEnv+"="); ok {
+			cover = v
+		}
+	}
+	if cover != "" {
+		for _, arg := range e.Args {
+			test := strings.TrimSuffix(strings.TrimPrefix(arg, "-test.run=^(?:"), ")$")
+			if err := os.WriteFile(cover, []byte(strings.Join(c.reach[test], "\n")), 0o644); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c.mu.Lock()
@@ -65,7 +80,7 @@ const passAB = `{"Action":"run","Test":"TestMax"}
 `
 
 func cannedRunner() *canned {
-	return &canned{events: map[string]string{
+	return &canned{reach: map[string][]string{"TestMax": {"flipped", "same"}}, events: map[string]string{
 		"": passAB,
 		"flipped": `{"Action":"run","Test":"TestMax"}
 {"Action":"output","Test":"TestMax","Output":"    calc_test.go:6: Max(1, 2) = 1\n"}
@@ -79,12 +94,15 @@ func cannedRunner() *canned {
 	}}
 }
 
-// The harness's logic runs on canned events: one switched build holds both
-// mutants, each runs once, and its verdict comes from its events.
+// The harness's logic runs on canned events: one switched build holds the
+// mutants, each runs once, and its verdict comes from its events. The
+// mutants are generated ones, so coverage runs first (one per test), and a
+// mutant whose site no test reaches is not-covered and does not run.
 func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 	ms := []*mutation.Mutant{
-		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
-		{ID: "same", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "b < a"},
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation},
+		{ID: "same", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "b < a", Operator: mutation.OpNegation},
+		{ID: "unreached", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3", Operator: mutation.OpArithmetic},
 	}
 	r := cannedRunner()
 	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
@@ -100,13 +118,17 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 	checkMutants(t, rep, []report.Mutant{
 		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
 		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+		{ID: "unreached", Status: report.NotCovered, Build: string(ModeSwitch), FailedTests: []string{}},
 	})
 	if got := rep.Mutants[0].Failures[0].Message; got != "calc_test.go:6: Max(1, 2) = 1" {
 		t.Errorf("message = %q", got)
 	}
 	slices.Sort(r.runs)
-	if r.builds != 2 || strings.Join(r.runs, ",") != ",,flipped,same" {
-		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run and one run per mutant", r.builds, r.runs)
+	if r.builds != 2 || strings.Join(r.runs, ",") != ",,,,,flipped,same" {
+		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, a coverage run per test and a run per covered mutant", r.builds, r.runs)
+	}
+	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
+		t.Errorf("CoveredBy = %v, want [TestMax]", got)
 	}
 }
 
@@ -195,8 +217,10 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Cached || slices.Contains(again.runs, "flipped") || !slices.Contains(again.runs, "same") {
-		t.Fatalf("cached %v, runs %q; want only the new mutant run", rep.Cached, again.runs)
+	// Catalog mutants run every test: no coverage runs.
+	slices.Sort(again.runs)
+	if rep.Cached || strings.Join(again.runs, ",") != ",,same" {
+		t.Fatalf("cached %v, runs %q; want the baseline, the inactive run and the new mutant's run only", rep.Cached, again.runs)
 	}
 	checkMutants(t, rep, []report.Mutant{
 		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},

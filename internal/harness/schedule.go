@@ -39,6 +39,7 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 	pr.Phase("running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), limit.Round(time.Second))
 
 	results := make([]report.Mutant, total)
+	k := newKillers()
 	jobs := max(cfg.Jobs, 1)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
@@ -54,7 +55,7 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 			mu.Lock()
 			suspects = append(suspects, a.Mutant.ID)
 			mu.Unlock()
-			r, err := runMutant(gctx, cfg, p, b, a, filepath.Join(p.tmp, "mutant", strconv.Itoa(i)), limit)
+			r, err := runMutant(gctx, cfg, p, b, a, filepath.Join(p.tmp, "mutant", strconv.Itoa(i)), limit, k)
 			if err != nil {
 				return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
 			}

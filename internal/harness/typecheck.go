@@ -9,17 +9,19 @@ import (
 	"go/types"
 	"io"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 )
 
-// importer returns an importer of the target package's imports, from the
-// export data that go builds for them (cached like any build), or nil and
-// the reason when the package cannot be type-checked on its own here. It
-// reads the export data of a package only when the type check needs it.
-func (p *Prepared) importer(ctx context.Context) (types.Importer, error) {
+// exportFiles returns the export data files of the target package's
+// imports, which go builds for them (cached like any build), by import
+// path; or the reason the package cannot be type-checked on its own here.
+func (p *Prepared) exportFiles(ctx context.Context) (map[string]string, error) {
 	if p.Package.UsesCgo() {
 		return nil, errors.New("the package uses cgo")
 	}
@@ -43,6 +45,13 @@ func (p *Prepared) importer(ctx context.Context) (types.Importer, error) {
 	for path, dep := range pkgs[0].Imports {
 		exports[path] = dep.ExportFile
 	}
+	return exports, nil
+}
+
+// newImporter returns an importer that reads the export data of a package
+// from exports only when a type check needs it. An importer is for one
+// goroutine.
+func newImporter(exports map[string]string) types.Importer {
 	fset := token.NewFileSet()
 	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
 		file := exports[path]
@@ -50,26 +59,40 @@ func (p *Prepared) importer(ctx context.Context) (types.Importer, error) {
 			return nil, fmt.Errorf("no export data for %q", path)
 		}
 		return os.Open(file)
-	}), nil
+	})
 }
 
-// typeCheck type-checks the standalone form of every mutant and returns,
-// by id, the compiler's messages for those that are not valid Go. Such a
-// mutant is build-failed in either mode: the switched build never holds
-// it, where the other switches could make it compile.
+// typeCheck type-checks the standalone form of every mutant, on every
+// CPU, and returns, by id, the compiler's messages for those that are not
+// valid Go. Such a mutant is build-failed in either mode, and the switched
+// build leaves it out.
 func (p *Prepared) typeCheck(ctx context.Context, cfg Config) map[string]string {
-	imp, err := p.importer(ctx)
+	exports, err := p.exportFiles(ctx)
 	if err != nil {
 		cfg.Progress.Printf("not type-checking the mutants (their builds will tell): %v", err)
 		return nil
 	}
-	invalid := map[string]string{}
-	for _, a := range p.Applied {
-		err := p.Package.TypeCheck(p.Target.ImportPath, imp, a, p.Target.ModuleDir)
-		var te *mutation.TypeError
-		if errors.As(err, &te) {
-			invalid[a.Mutant.ID] = te.Messages
-		}
+	var (
+		mu      sync.Mutex
+		invalid = map[string]string{}
+		next    atomic.Int64
+		wg      sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(p.Applied)) {
+		wg.Go(func() {
+			imp := newImporter(exports)
+			for i := int(next.Add(1)) - 1; i < len(p.Applied) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+				a := p.Applied[i]
+				err := p.Package.TypeCheck(p.Target.ImportPath, imp, a, p.Target.ModuleDir)
+				var te *mutation.TypeError
+				if errors.As(err, &te) {
+					mu.Lock()
+					invalid[a.Mutant.ID] = te.Messages
+					mu.Unlock()
+				}
+			}
+		})
 	}
+	wg.Wait()
 	return invalid
 }

@@ -20,6 +20,11 @@ import (
 // switched build; unset or empty, the build behaves as the reference.
 const SwitchEnv = "MUTATE_ACTIVE"
 
+// CoverEnv is the environment variable that names a file to which a
+// switched build appends, one per line, the id of each mutant whose site
+// the process reaches, the first time it does.
+const CoverEnv = "MUTATE_COVER"
+
 // HelperFile is the name of the file that a switched build adds to the
 // package.
 const HelperFile = "zz_mutate_switch.go"
@@ -269,14 +274,33 @@ func helper(name string) []byte {
 
 package %s
 
-import "os"
+import (
+	mutateos "os"
+	mutatesync "sync"
+)
 
 // mutateActive is the id of the mutant this process runs as; empty for the
 // reference behaviour.
-var mutateActive = os.Getenv(%q)
+var mutateActive = mutateos.Getenv(%q)
 
-// %s reports whether mutant id is the active one.
-func %s(id string) bool { return mutateActive == id }
+// mutateCover names the file that records the sites this process reaches;
+// empty for none.
+var mutateCover = mutateos.Getenv(%q)
+
+var mutateReached mutatesync.Map
+
+// %s reports whether mutant id is the active one. Its site is reached.
+func %s(id string) bool {
+	if mutateCover != "" {
+		if _, seen := mutateReached.LoadOrStore(id, true); !seen {
+			if f, err := mutateos.OpenFile(mutateCover, mutateos.O_WRONLY|mutateos.O_APPEND|mutateos.O_CREATE, 0o644); err == nil {
+				f.WriteString(id + "\n")
+				f.Close()
+			}
+		}
+	}
+	return mutateActive == id
+}
 
 // %s returns mutant if on, and original otherwise.
 func %s[T any](on bool, mutant, original T) T {
@@ -285,5 +309,5 @@ func %s[T any](on bool, mutant, original T) T {
 	}
 	return original
 }
-`, name, SwitchEnv, onFunc, onFunc, pickFunc, pickFunc)
+`, name, SwitchEnv, CoverEnv, onFunc, onFunc, pickFunc, pickFunc)
 }

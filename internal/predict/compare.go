@@ -190,7 +190,7 @@ func (c *Class) AllExact() bool {
 func Comparable(rep *report.Report) error {
 	var bad []string
 	for _, m := range rep.Mutants {
-		if m.Status != report.Killed && m.Status != report.Survived && m.Status != report.Crashed {
+		if m.Status != report.Killed && m.Status != report.Survived && m.Status != report.Crashed && m.Status != report.NotCovered {
 			bad = append(bad, fmt.Sprintf("%s (%s)", m.ID, m.Status))
 		}
 	}

@@ -21,6 +21,8 @@ func (r *Report) WriteGitHub(w io.Writer, show func(id string) string) error {
 			level, msg = "notice", "no test failed, but the test binary crashed under this mutant: "+m.Reason
 		case Survived:
 			msg = "no test failed under this mutant: the suite cannot tell it from the reference. Add a test that observes the difference (" + show(m.ID) + ")."
+		case NotCovered:
+			msg = "no test reaches this code, so no test can catch a fault in it. Add a test that runs it (" + show(m.ID) + ")."
 		case Timeout:
 			msg = "the test run under this mutant was " + m.Reason
 		case BuildFailed:

@@ -57,6 +57,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		case Survived:
 			suite.Failures++
 			c.Failure = &junitProblem{Message: "mutant survived: no test failed", Type: string(Survived), Text: where}
+		case NotCovered:
+			suite.Failures++
+			c.Failure = &junitProblem{Message: "mutant not covered: no test reaches it", Type: string(NotCovered), Text: where}
 		case Timeout:
 			suite.Errors++
 			c.Error = &junitProblem{Message: "mutant timed out: " + m.Reason, Type: string(Timeout), Text: where}

@@ -5,10 +5,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/fencelab/fencelab/internal/text"
 	"io"
+	"math"
 	"os"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Status is the verdict on a mutant.
@@ -33,10 +35,14 @@ const (
 	// BuildFailed: the mutant is not valid Go: a defect of the mutant,
 	// never a kill.
 	BuildFailed Status = "build-failed"
+	// NotCovered: no test reaches the mutant's site (from the switched
+	// build with no mutant active, one test per run), so none can kill
+	// it; it does not run, and counts as survived in the gate.
+	NotCovered Status = "not-covered"
 )
 
 // Statuses lists every status, in the order summaries give them.
-var Statuses = []Status{Killed, Survived, Crashed, Timeout, BuildFailed}
+var Statuses = []Status{Killed, Survived, Crashed, Timeout, BuildFailed, NotCovered}
 
 // Detected reports whether s counts as caught by the suite in the gate.
 func (s Status) Detected() bool {
@@ -57,6 +63,35 @@ type Report struct {
 	Summary   Summary  `json:"summary"`
 	Seconds   float64  `json:"seconds"` // the whole run, wall clock
 	Cached    bool     `json:"cached,omitempty"`
+	// Dropped are the generated mutants that are not valid Go (a string
+	// that an arithmetic operator would subtract, say): not counted, not
+	// an error.
+	Dropped []Dropped `json:"dropped,omitempty"`
+}
+
+// Dropped is a generated mutant left out of a run, and why.
+type Dropped struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// DropInvalidGenerated moves the generated mutants that did not build
+// from r's mutants to r.Dropped, and counts the rest again.
+func (r *Report) DropInvalidGenerated() {
+	kept := r.Mutants[:0:0]
+	for _, m := range r.Mutants {
+		if m.Operator != "" && m.Status == BuildFailed {
+			r.Dropped = append(r.Dropped, Dropped{ID: m.ID, Reason: firstLine(m.Output)})
+			continue
+		}
+		kept = append(kept, m)
+	}
+	r.Mutants, r.Summary = kept, Summarize(kept)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
 
 // Baseline is the run of the unmutated suite.
@@ -73,8 +108,11 @@ type Mutant struct {
 	Title  string `json:"title"`
 	Target string `json:"target"`
 	Kind   string `json:"kind,omitempty"` // of the rewrite: expr, stmt, body, string
-	File   string `json:"file"`           // relative to the module root
-	Line   int    `json:"line"`
+	// Operator is the rule that generated the mutant (go tool mutate run
+	// -generate); empty for one written by hand.
+	Operator string `json:"operator,omitempty"`
+	File     string `json:"file"` // relative to the module root
+	Line     int    `json:"line"`
 	// Location is where the rewritten node is in the file (end exclusive),
 	// and Replacement the source that takes its place.
 	Location    *Location `json:"location,omitempty"`
@@ -82,7 +120,11 @@ type Mutant struct {
 	Status      Status    `json:"status"`
 	Build       string    `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
 	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"; never null
-	Failures    []Failure `json:"failures"`     // one per failed test, in the same order; never null
+	// CoveredBy are the top-level tests that reach the mutant's site, the
+	// only ones its run needs; absent when that is not known (a mutant
+	// with a build of its own runs them all).
+	CoveredBy []string  `json:"covered_by,omitempty"`
+	Failures  []Failure `json:"failures"` // one per failed test, in the same order; never null
 	// Reason says, for a crashed or timed-out mutant, how its run ended;
 	// Running names the tests that had started and not finished then.
 	Reason      string   `json:"reason,omitempty"`
@@ -125,6 +167,11 @@ type Summary struct {
 	Crashed     int `json:"crashed"`
 	Timeout     int `json:"timeout"`
 	BuildFailed int `json:"build_failed"`
+	NotCovered  int `json:"not_covered"`
+	// Score is the mutation score: the share of the mutants that ran (all
+	// but build-failed) that the suite detected (killed, crashed or timed
+	// out, as Stryker and PIT count timeouts); 1 when none ran.
+	Score float64 `json:"score"`
 }
 
 // Summarize counts the statuses of ms.
@@ -134,6 +181,10 @@ func Summarize(ms []Mutant) Summary {
 		if n := s.count(m.Status); n != nil {
 			*n++
 		}
+	}
+	s.Score = 1
+	if ran := s.Total - s.BuildFailed; ran > 0 {
+		s.Score = math.Round(float64(s.Killed+s.Crashed+s.Timeout)/float64(ran)*1e4) / 1e4
 	}
 	return s
 }
@@ -151,29 +202,44 @@ func (s *Summary) count(st Status) *int {
 		return &s.Timeout
 	case BuildFailed:
 		return &s.BuildFailed
+	case NotCovered:
+		return &s.NotCovered
 	}
 	return nil
 }
 
+// String counts every status, "not-covered" only when some mutant is.
 func (s Summary) String() string {
-	parts := []string{text.Count(s.Total, "mutant", "mutants") + ":"}
-	for i, st := range Statuses {
-		sep := ","
-		if i == len(Statuses)-1 {
-			sep = ""
+	var counts []string
+	for _, st := range Statuses {
+		if st == NotCovered && s.NotCovered == 0 {
+			continue
 		}
-		parts = append(parts, fmt.Sprintf("%d %s%s", *s.count(st), st, sep))
+		counts = append(counts, fmt.Sprintf("%d %s", *s.count(st), st))
 	}
-	return strings.Join(parts, " ")
+	return text.Count(s.Total, "mutant", "mutants") + ": " + strings.Join(counts, ", ")
 }
 
 // Exit codes of a run, as documented in mutate -h.
 const (
 	ExitKilled   = 0 // every mutant killed
-	ExitSurvived = 1 // some mutant survived
+	ExitSurvived = 1 // some mutant survived, or no test reaches it
 	ExitError    = 2 // usage, input or harness error, or a build-failed mutant
 	ExitTimeout  = 3 // some mutant timed out, and none survived
 )
+
+// ExitCodeMinScore returns the exit code of a run gated on its mutation
+// score instead of every mutant's fate: 1 if the score is below min, 2 for
+// a build-failed mutant, and 0 otherwise (timeouts count as detected).
+func (r *Report) ExitCodeMinScore(min float64) int {
+	switch {
+	case r.Summary.BuildFailed > 0:
+		return ExitError
+	case r.Summary.Score < min:
+		return ExitSurvived
+	}
+	return ExitKilled
+}
 
 // ExitCode returns the exit code for the report. A crashed mutant counts
 // as detected.
@@ -181,7 +247,7 @@ func (r *Report) ExitCode() int {
 	switch s := r.Summary; {
 	case s.BuildFailed > 0:
 		return ExitError
-	case s.Survived > 0:
+	case s.Survived > 0, s.NotCovered > 0:
 		return ExitSurvived
 	case s.Timeout > 0:
 		return ExitTimeout

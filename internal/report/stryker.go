@@ -85,6 +85,7 @@ var strykerStatus = map[Status]string{
 	Crashed:     "RuntimeError",
 	Timeout:     "Timeout",
 	BuildFailed: "CompileError",
+	NotCovered:  "NoCoverage",
 }
 
 // Stryker returns r in the mutation-testing-report-schema: each mutated
@@ -108,9 +109,12 @@ func (r *Report) Stryker(src Sources) *Stryker {
 		}
 		sm := strykerMutant{
 			ID: m.ID, MutatorName: m.Kind, Description: m.Title, Replacement: m.Replacement,
-			Status: strykerStatus[m.Status], KilledBy: m.FailedTests, Duration: int64(m.TestSeconds * 1000),
+			Status: strykerStatus[m.Status], KilledBy: m.FailedTests, CoveredBy: m.CoveredBy, Duration: int64(m.TestSeconds * 1000),
 		}
-		if sm.MutatorName == "" {
+		switch {
+		case m.Operator != "":
+			sm.MutatorName = m.Operator
+		case sm.MutatorName == "":
 			sm.MutatorName = "fragment"
 		}
 		if m.Location != nil {

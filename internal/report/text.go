@@ -48,6 +48,8 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 			}
 		case Survived:
 			fmt.Fprintf(&b, "  no test failed: the suite cannot tell this mutant from the reference\n")
+		case NotCovered:
+			fmt.Fprintf(&b, "  no test reaches it: no test can tell this mutant from the reference\n")
 		case Crashed:
 			fmt.Fprintf(&b, "  detected, but by no test: %s\n", m.Reason)
 			if m.Output != "" {

@@ -1,0 +1,216 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+// coverage is which top-level tests reach the site of each switched
+// mutant. It comes from the switched build itself, run with no mutant
+// active, one top-level test per process: every site that the process
+// reaches, while the package initializes or while the test (and whatever
+// it starts) runs, records its id. A test that never reaches a site runs
+// exactly as it would with the mutant active, so only the tests that reach
+// it need to run.
+type coverage struct {
+	reached map[string][]string // mutant id: the tests that reach its site, sorted
+	// everywhere are the tests whose own run did not pass, and whose reach
+	// is unknown: they run for every mutant.
+	everywhere []string
+}
+
+// needsCoverage reports whether a run needs coverage: some mutant is
+// generated, and runs only the tests that reach it (see runMutant).
+// Catalog mutants run every test, so their runs do without.
+func needsCoverage(cfg Config, p *Prepared) bool {
+	if cfg.Full {
+		return false
+	}
+	for _, a := range p.Applied {
+		if a.Mutant.Operator != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// of returns the tests that reach the site of mutant id.
+func (c *coverage) of(id string) []string {
+	if len(c.everywhere) == 0 {
+		return c.reached[id]
+	}
+	tests := slices.Concat(c.reached[id], c.everywhere)
+	slices.Sort(tests)
+	return slices.Compact(tests)
+}
+
+// runCoverage runs the switched binary with no mutant active once per
+// top-level test of the baseline, cfg.Jobs at a time, each with
+// mutation.CoverEnv naming a file of its own.
+func runCoverage(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*coverage, error) {
+	sb := b.switched
+	tests := b.Result.TopLevel()
+	pr := cfg.Progress
+	pr.Phase("coverage: which of %s reach each of %s", text.Count(len(tests), "test", "tests"), text.Count(len(sb.sw.Included), "switched mutant", "switched mutants"))
+	limit := limitFor(cfg, b.Wall)
+	c := &coverage{reached: map[string][]string{}}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(cfg.Jobs, 1))
+	for i, test := range tests {
+		g.Go(func() error {
+			dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			file := filepath.Join(dir, "reached")
+			env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
+			res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, limit, nil)
+			if err != nil {
+				return fmt.Errorf("coverage of %s: %w", test, err)
+			}
+			ids, err := readLines(file)
+			if err != nil {
+				return fmt.Errorf("coverage of %s: %w", test, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if t := res.Tests[test]; !passed(res) || t == nil || t.Outcome == "" {
+				c.everywhere = append(c.everywhere, test)
+				pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, res.Ended())
+				return nil
+			}
+			for _, id := range ids {
+				c.reached[id] = append(c.reached[id], test)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for id := range c.reached {
+		slices.Sort(c.reached[id])
+	}
+	slices.Sort(c.everywhere)
+	covered := 0
+	for _, id := range sb.sw.Included {
+		if len(c.of(id)) > 0 {
+			covered++
+		}
+	}
+	pr.Printf("coverage: %d of %d switched mutants reached by some test", covered, len(sb.sw.Included))
+	return c, nil
+}
+
+// runOnly returns the flag that runs only the top-level tests named, and
+// all of their subtests.
+func runOnly(tests []string) string {
+	quoted := make([]string, len(tests))
+	for i, t := range tests {
+		quoted[i] = regexp.QuoteMeta(t)
+	}
+	return "-test.run=^(?:" + strings.Join(quoted, "|") + ")$"
+}
+
+// readLines returns the lines of a file that may not exist (no site was
+// reached).
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return slices.Compact(lines), sc.Err()
+}
+
+// durations returns how long each top-level test of the baseline took.
+func (b *Baseline) durations() map[string]float64 {
+	d := map[string]float64{}
+	for _, name := range b.Result.TopLevel() {
+		d[name] = b.Result.Tests[name].Elapsed
+	}
+	return d
+}
+
+// killers are the tests that killed the mutants of each target so far: a
+// mutant's neighbours are the other mutants of its function, and the test
+// that caught one is the likeliest to catch the next (PIT orders its
+// tests so).
+type killers struct {
+	mu sync.Mutex
+	by map[string]map[string]bool // target: top-level test names
+}
+
+func newKillers() *killers { return &killers{by: map[string]map[string]bool{}} }
+
+// record notes that failed killed a mutant of target.
+func (k *killers) record(target string, failed []string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.by[target] == nil {
+		k.by[target] = map[string]bool{}
+	}
+	for _, name := range failed {
+		top, _, _ := strings.Cut(name, "/")
+		k.by[target][top] = true
+	}
+}
+
+// fastTest is how long a test may take to run in the second phase, among
+// the fast ones.
+const fastTest = 0.1 // seconds
+
+// phases splits tests into the runs of an early-kill mutant, each stopped
+// at its first failing test: the tests that killed a neighbour, then the
+// fast tests, then the slow ones; each phase runs only if the one before
+// passed. Empty phases are left out.
+func (k *killers) phases(target string, tests []string, durations map[string]float64) [][]string {
+	k.mu.Lock()
+	seen := k.by[target]
+	var first, fast, slow []string
+	for _, t := range tests {
+		switch {
+		case seen[t]:
+			first = append(first, t)
+		case durations[t] <= fastTest:
+			fast = append(fast, t)
+		default:
+			slow = append(slow, t)
+		}
+	}
+	k.mu.Unlock()
+	var phases [][]string
+	for _, ph := range [][]string{first, fast, slow} {
+		if len(ph) > 0 {
+			phases = append(phases, ph)
+		}
+	}
+	return phases
+}

@@ -1,0 +1,107 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// copyShop copies the fixture module testdata/shop to a temporary
+// directory.
+func copyShop(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"go.mod", "shop.go", "shop_test.go"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "shop", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runShop runs every generated mutant of the fixture in mode.
+func runShop(t *testing.T, dir string, mode Mode, full bool) *report.Report {
+	t.Helper()
+	ctx := t.Context()
+	src, err := mutation.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A limit of its own: one mutant loops for ever.
+	cfg := Config{Dir: dir, Package: ".", Mutants: src.Generate(), Mode: mode, Full: full, Jobs: 2, NoCache: true, Timeout: 2 * time.Second}
+	p, err := Prepare(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rep, err := p.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	return rep
+}
+
+// Selecting the tests by coverage and stopping generated mutants at their
+// first failing test change no verdict: on every generated mutant of the
+// fixture, a switched run (coverage, early kill) and overlay runs of every
+// test to the end agree on the status (a mutant no test reaches is
+// not-covered rather than survived), the early kill's failing tests are
+// among the full run's, and every test that fails in the full run reaches
+// the mutant's site.
+func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
+	dir := copyShop(t)
+	fast := runShop(t, dir, ModeSwitch, false)
+	full := runShop(t, dir, ModeOverlay, true)
+	if len(fast.Mutants) != len(full.Mutants) || len(fast.Mutants) < 20 {
+		t.Fatalf("%d and %d mutants, want the same, at least 20", len(fast.Mutants), len(full.Mutants))
+	}
+	statuses := map[report.Status]int{}
+	for i, f := range fast.Mutants {
+		o := full.Mutants[i]
+		statuses[f.Status]++
+		want := o.Status
+		if f.Status == report.NotCovered && o.Status == report.Survived {
+			want = report.NotCovered
+		}
+		if f.Status != want {
+			t.Errorf("%s: %s with coverage and early kill, %s in full overlay runs", f.ID, f.Status, o.Status)
+		}
+		for _, name := range f.FailedTests {
+			if !slices.Contains(o.FailedTests, name) {
+				t.Errorf("%s: %s failed in the early kill only (full run: %v)", f.ID, name, o.FailedTests)
+			}
+		}
+		for _, name := range o.FailedTests {
+			top, _, _ := strings.Cut(name, "/")
+			if f.Build == string(ModeSwitch) && !slices.Contains(f.CoveredBy, top) {
+				t.Errorf("%s: %s fails under it but is not among the tests that reach it, %v", f.ID, top, f.CoveredBy)
+			}
+		}
+		if f.Status == report.Killed && f.Operator != "" && len(f.FailedTests) > len(o.FailedTests) {
+			t.Errorf("%s: the early kill has more failing tests than the full run", f.ID)
+		}
+	}
+	// The fixture has one of each: a survivor (the weak test), the
+	// function no test calls, and a loop that never ends.
+	if statuses[report.Survived] == 0 || statuses[report.NotCovered] != 4 || statuses[report.Timeout] != 1 {
+		t.Errorf("statuses %v, want some survived, 4 not-covered (Refund's), 1 timeout", statuses)
+	}
+	for _, m := range fast.Mutants {
+		if strings.HasPrefix(m.ID, "refund-") && m.Status != report.NotCovered {
+			t.Errorf("%s is %s, want not-covered: no test calls Refund", m.ID, m.Status)
+		}
+		if m.ID == "total-boundary-1" && !slices.Equal(m.CoveredBy, []string{"TestTotal_DiscountFromTheThreshold", "TestTotal_NoDiscountBelowTheThreshold"}) {
+			t.Errorf("total-boundary-1 is covered by %v, want the two tests of Total", m.CoveredBy)
+		}
+	}
+}

@@ -62,8 +62,8 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 	dir := copyShop(t)
 	fast := runShop(t, dir, ModeSwitch, false)
 	full := runShop(t, dir, ModeOverlay, true)
-	if len(fast.Mutants) != len(full.Mutants) || len(fast.Mutants) < 20 {
-		t.Fatalf("%d and %d mutants, want the same, at least 20", len(fast.Mutants), len(full.Mutants))
+	if len(fast.Mutants) != len(full.Mutants) || len(fast.Mutants) < 15 {
+		t.Fatalf("%d and %d mutants, want the same, at least 15", len(fast.Mutants), len(full.Mutants))
 	}
 	statuses := map[report.Status]int{}
 	for i, f := range fast.Mutants {
@@ -91,14 +91,14 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 			t.Errorf("%s: the early kill has more failing tests than the full run", f.ID)
 		}
 	}
-	// The fixture has one of each: a survivor (the weak test), the
-	// function no test calls, and a loop that never ends.
+	// The fixture has survivors, a function no test calls, a line no test
+	// reaches, and a loop that never ends.
 	if statuses[report.Survived] == 0 || statuses[report.NotCovered] != 4 || statuses[report.Timeout] != 1 {
-		t.Errorf("statuses %v, want some survived, 4 not-covered (Refund's), 1 timeout", statuses)
+		t.Errorf("statuses %v, want some survived, 4 not-covered (Tax's and Refund's minus), 1 timeout", statuses)
 	}
 	for _, m := range fast.Mutants {
-		if strings.HasPrefix(m.ID, "refund-") && m.Status != report.NotCovered {
-			t.Errorf("%s is %s, want not-covered: no test calls Refund", m.ID, m.Status)
+		if (strings.HasPrefix(m.ID, "tax-") || m.ID == "refund-negative-1") && m.Status != report.NotCovered {
+			t.Errorf("%s is %s, want not-covered: no test reaches it", m.ID, m.Status)
 		}
 		if m.ID == "total-boundary-1" && !slices.Equal(m.CoveredBy, []string{"TestTotal_DiscountFromTheThreshold", "TestTotal_NoDiscountBelowTheThreshold"}) {
 			t.Errorf("total-boundary-1 is covered by %v, want the two tests of Total", m.CoveredBy)

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"strconv"
 	"strings"
 
 	"github.com/go-toolsmith/astequal"
@@ -56,9 +57,12 @@ func (exprKind) sites(fset *token.FileSet, scope ast.Node, m *Mutant) []*site {
 }
 
 // switched chooses lazily for a condition, (on && (mutant) || !on &&
-// (reference)), so that each side is evaluated only when it counts; and
-// with mutatePick(on, mutant, reference) for a value free of side
-// effects. Anything else could run the mutant's effects when inactive.
+// (reference)), so that each side is evaluated only when it counts; with
+// mutatePick(on, mutant, reference) for a value free of side effects; and
+// for arithmetic that changes one operator, or drops a minus, with a
+// helper that evaluates the operands once and applies the operator of the
+// side that is on (mutateArith(on, x, y, '-', '+'), mutateNeg(on, x)).
+// Anything else could run the mutant's effects when inactive.
 func (exprKind) switched(_ *ast.File, _ ast.Node, s *site, m *Mutant, on func() ast.Expr) (ast.Node, ast.Node, string) {
 	orig := s.node.(ast.Expr)
 	mut := expr(m.Replace)
@@ -73,7 +77,53 @@ func (exprKind) switched(_ *ast.File, _ ast.Node, s *site, m *Mutant, on func() 
 	case pure(orig) && pure(mut):
 		return pick(s, on(), mut, orig), mut, ""
 	}
+	if call := arith(s, orig, mut, on); call != nil {
+		return call, mut, ""
+	}
 	return nil, nil, "its expression is neither a condition nor free of side effects"
+}
+
+// arithOps are the operators that mutateArith applies, by the rune that
+// names each in its call.
+var arithOps = map[token.Token]rune{token.ADD: '+', token.SUB: '-', token.MUL: '*', token.QUO: '/', token.REM: '%'}
+
+// arith returns the call that switches orig and mut when they are the same
+// arithmetic on the same operands but for the operator, or when mut drops
+// the minus of orig; nil otherwise.
+func arith(s *site, orig, mut ast.Expr, on func() ast.Expr) ast.Expr {
+	o, m := unparen(orig), unparen(mut)
+	if u, ok := o.(*ast.UnaryExpr); ok && u.Op == token.SUB && astequal.Expr(u.X, m) {
+		return &ast.CallExpr{Fun: &ast.Ident{NamePos: s.from, Name: negFunc}, Lparen: s.from, Rparen: s.to - 1,
+			Args: []ast.Expr{on(), u.X}}
+	}
+	ob, ok1 := o.(*ast.BinaryExpr)
+	mb, ok2 := m.(*ast.BinaryExpr)
+	if !ok1 || !ok2 || !astequal.Expr(ob.X, mb.X) || !astequal.Expr(ob.Y, mb.Y) {
+		return nil
+	}
+	mo, okm := arithOps[mb.Op]
+	oo, oko := arithOps[ob.Op]
+	if !okm || !oko {
+		return nil
+	}
+	fn := arithFunc
+	if mo == '%' || oo == '%' {
+		fn = arithIntFunc
+	}
+	return &ast.CallExpr{Fun: &ast.Ident{NamePos: s.from, Name: fn}, Lparen: s.from, Rparen: s.to - 1,
+		Args: []ast.Expr{on(), ob.X, ob.Y,
+			&ast.BasicLit{ValuePos: s.from, Kind: token.CHAR, Value: strconv.QuoteRune(mo)},
+			&ast.BasicLit{ValuePos: s.from, Kind: token.CHAR, Value: strconv.QuoteRune(oo)}}}
+}
+
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
 }
 
 // pick returns mutatePick(on, mutant, reference), laid out where s is.

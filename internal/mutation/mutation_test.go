@@ -231,3 +231,26 @@ func TestApply_LocationAndReplacement(t *testing.T) {
 		t.Fatalf("Start, End, Replacement = %v, %v, %q; want {12 5}, {12 10}, a >= b", a.Start, a.End, a.Replacement)
 	}
 }
+
+// Arithmetic with a call in it, or a division, is not free of side
+// effects (the call would run twice, the division could panic when
+// inactive): a helper evaluates the operands once and applies the
+// operator of the side that is on; dropping a minus likewise.
+func TestSwitch_ArithmeticEvaluatesItsOperandsOnce(t *testing.T) {
+	p := calc(t)
+	ms := []*Mutant{{ID: "div", Target: "Scale", Kind: Expr, Find: "x * f", Replace: "x / f", Operator: OpArithmetic}}
+	sw, err := p.Switch(ms, nil)
+	if err != nil || len(sw.Included) != 1 {
+		t.Fatalf("Switch() = %+v, %v", sw, err)
+	}
+	src := string(sw.Files[filepath.Join(p.Dir, "calc.go")])
+	if want := `return mutateArith(mutateOn("div"), x, f, '/', '*')`; !strings.Contains(src, want) {
+		t.Fatalf("switched calc.go lacks %q:\n%s", want, src)
+	}
+	helper := string(sw.Files[filepath.Join(p.Dir, HelperFile)])
+	for _, want := range []string{"func mutateArith[T mutateNumber](on bool, x, y T, mutant, original rune) T {", "case '%':\n\t\treturn x % y", "func mutateNeg[T mutateNumber](on bool, x T) T {"} {
+		if !strings.Contains(helper, want) {
+			t.Errorf("the helper lacks %q", want)
+		}
+	}
+}

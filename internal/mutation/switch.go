@@ -33,8 +33,11 @@ const HelperFile = "zz_mutate_switch.go"
 // collide with the package's own; if they do, the build fails and every
 // mutant falls back to its own build.
 const (
-	onFunc   = "mutateOn"
-	pickFunc = "mutatePick"
+	onFunc       = "mutateOn"
+	pickFunc     = "mutatePick"
+	arithFunc    = "mutateArith"
+	arithIntFunc = "mutateArithInt"
+	negFunc      = "mutateNeg"
 )
 
 // Switched is one version of the package that holds every switched
@@ -309,5 +312,59 @@ func %s[T any](on bool, mutant, original T) T {
 	}
 	return original
 }
-`, name, SwitchEnv, CoverEnv, onFunc, onFunc, pickFunc, pickFunc)
+
+type mutateNumber interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64 | ~complex64 | ~complex128
+}
+
+type mutateInteger interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// %s returns x op y, with the mutant's operator if on and the
+// original's otherwise; x and y are evaluated once, by the call.
+func %s[T mutateNumber](on bool, x, y T, mutant, original rune) T {
+	op := original
+	if on {
+		op = mutant
+	}
+	switch op {
+	case '+':
+		return x + y
+	case '-':
+		return x - y
+	case '*':
+		return x * y
+	}
+	return x / y
+}
+
+// %s is %s for integers, whose operators include %%.
+func %s[T mutateInteger](on bool, x, y T, mutant, original rune) T {
+	op := original
+	if on {
+		op = mutant
+	}
+	switch op {
+	case '+':
+		return x + y
+	case '-':
+		return x - y
+	case '*':
+		return x * y
+	case '%%':
+		return x %% y
+	}
+	return x / y
+}
+
+// %s returns x if on, and -x otherwise.
+func %s[T mutateNumber](on bool, x T) T {
+	if on {
+		return x
+	}
+	return -x
+}
+`, name, SwitchEnv, CoverEnv, onFunc, onFunc, pickFunc, pickFunc, arithFunc, arithFunc, arithIntFunc, arithFunc, arithIntFunc, negFunc, negFunc)
 }

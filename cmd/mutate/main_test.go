@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goccy/go-yaml"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fencelab/fencelab/internal/proctest"
@@ -63,16 +64,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"treesum":    cmdTreesum,
-			"waitfiles":  cmdWaitfiles,
-			"gone":       cmdGone,
-			"reportjson": cmdReportJSON,
-			"emptydir":   cmdEmptydir,
-			"exitcode":   cmdExitcode,
-			"fill":       cmdFill,
-			"samematrix": cmdSameMatrix,
-			"stryker":    cmdStryker,
-			"browse":     cmdBrowse(artifacts),
+			"treesum":      cmdTreesum,
+			"waitfiles":    cmdWaitfiles,
+			"gone":         cmdGone,
+			"reportjson":   cmdReportJSON,
+			"emptydir":     cmdEmptydir,
+			"exitcode":     cmdExitcode,
+			"fill":         cmdFill,
+			"samematrix":   cmdSameMatrix,
+			"stryker":      cmdStryker,
+			"browse":       cmdBrowse(artifacts),
+			"workflowstep": cmdWorkflowStep,
 		},
 	})
 }
@@ -299,4 +301,37 @@ func cmdStryker(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(ts.Stdout(), "%s %s %s %s\n", file, m.ID, m.Status, strings.Join(m.KilledBy, " "))
 		}
 	}
+}
+
+// workflowstep FILE JOB STEP OUT writes the run script of the step named
+// STEP of job JOB of the GitHub workflow FILE to OUT, as GitHub runs it
+// (bash -e -o pipefail), with `go tool mutate` as the mutate on PATH: the
+// script then runs as written, on the script's module.
+func cmdWorkflowStep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: workflowstep FILE JOB STEP OUT")
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string `yaml:"name"`
+				Run  string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(yaml.Unmarshal(data, &wf))
+	job, ok := wf.Jobs[args[1]]
+	if !ok {
+		ts.Fatalf("%s: no job %q", args[0], args[1])
+	}
+	for _, step := range job.Steps {
+		if step.Name == args[2] {
+			script := "set -eo pipefail\n" + strings.ReplaceAll(step.Run, "go tool mutate ", "mutate ")
+			ts.Check(os.WriteFile(ts.MkAbs(args[3]), []byte(script), 0o644))
+			return
+		}
+	}
+	ts.Fatalf("%s: job %s has no step %q", args[0], args[1], args[2])
 }

@@ -53,7 +53,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		return errors.New("-json and -markdown exclude each other")
 	}
 	files := fs.Args()
-	out := reportFiles{stryker: *stryker}
+	out := outputs{stryker: *stryker}
 	for _, file := range []string{*classPage, *stryker} {
 		if file != "" {
 			if err := checkOutput(file, true); err != nil {
@@ -122,7 +122,7 @@ func check(ctx context.Context, c *call, args []string) error {
 // returns the report and the valid files. Everything in the files but
 // subtest names is checked before anything runs; subtest names, known only
 // from a run of the suite, after the baseline and before any mutant.
-func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp *loader, out *reportFiles) (*report.Report, []*predict.File, error) {
+func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp *loader, out *outputs) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
@@ -151,7 +151,10 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := out.write(s, rep); err != nil {
+	src := func() (report.Sources, error) {
+		return sourcesOf(s.Target.ModuleDir, rep, docs([]*session{s}, false))
+	}
+	if err := out.writeFiles(rep, src); err != nil {
 		return nil, nil, err
 	}
 	return rep, pfs, nil

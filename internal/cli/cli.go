@@ -34,6 +34,7 @@ Commands:
   template      write a prediction file to fill in, with every mutant and test name
   check FILE... run the mutants and compare with the predictions in FILEs
   report        regenerate the generated parts of a report document from a run
+  merge FILE... join the results of the shards of a run (run -shard k/n -json)
   help [CMD]    print this, or a command's usage and flags
 
 The mutants are those of the module's mutants/catalog.yaml, or of the files
@@ -66,6 +67,7 @@ var commands = map[string]func(ctx context.Context, c *call, args []string) erro
 	"template": template,
 	"check":    check,
 	"report":   reportCmd,
+	"merge":    merge,
 }
 
 // Main runs the mutate command with args (without the program name) and

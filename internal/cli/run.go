@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 const runSummary = `Run the unmutated suite (the baseline), then the suite once per mutant, and
@@ -20,14 +24,23 @@ Statuses (a verdict rests on the test binary's events, never on its output):
   timeout       the binary was still running at the limit and was stopped
                 (10x the baseline's test run plus 5s, or -timeout)
   build-failed  the mutant is not valid Go: a defect of the mutant, never a kill
+  not-covered   (generated mutants) no test reaches the mutant's site, so
+                none runs: the suite cannot see it
+
+With -generate the mutants come from the package's code, by operator, instead
+of a catalog. Each runs only the tests that reach its site, the tests that
+killed its neighbours and the fastest first, and stops at its first failing
+test (-full runs every test to the end, as catalog mutants always do).
+-min-score gates on the share detected instead of on every mutant.
 
 Every test binary runs in a private copy of its package directory, with a
 HOME and TMPDIR of its own; the source tree is checked after every run, and
 a change stops the run (exit 2). Results are cached: an unchanged tree is
 answered at once (-no-cache runs again).
 
-Exit codes: 0 every mutant killed or crashed; 1 some mutant survived; 3 some
-mutant timed out and none survived; 2 a usage, input or harness error.`
+Exit codes: 0 every mutant killed or crashed; 1 some mutant survived or is
+not covered (with -min-score: the score is below it); 3 some mutant timed out
+and none survived; 2 a usage, input or harness error.`
 
 func run(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags]", runSummary)
@@ -35,62 +48,59 @@ func run(ctx context.Context, c *call, args []string) error {
 	mf.register(fs)
 	var rf runFlags
 	rf.register(fs)
-	asJSON := fs.Bool("json", false, "print the result as JSON instead of the kill matrix")
-	junit := fs.String("junit", "", "also write the result as JUnit XML to `file`")
-	var files reportFiles
-	fs.StringVar(&files.stryker, "stryker", "", "also write the result to `file` as JSON in the mutation-testing-report-schema (Stryker's)")
-	fs.StringVar(&files.html, "html", "", "also write the result to `file` as a self-contained HTML report")
-	github := fs.Bool("github", false, "also print GitHub Actions annotations for mutants not killed")
-	verbose := fs.Bool("v", false, "print each failing test's message in the kill matrix")
+	var out outputs
+	out.register(fs)
+	diff := fs.String("diff", "", "run only the mutants on lines changed since the git `ref` (and in files git does not track)")
+	shard := fs.String("shard", "", "run only the k-th of n slices of the mutants, `k/n` (mutate merge joins the slices' -json results)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	if err := rf.check(); err != nil {
 		return err
 	}
-	if *asJSON && *github {
-		return errors.New("-json and -github both write to stdout: pick one (-junit FILE writes a file)")
-	}
-	if *junit != "" {
-		if err := checkOutput(*junit, true); err != nil {
+	if *shard != "" {
+		if _, _, err := parseShard(*shard); err != nil {
 			return err
 		}
 	}
-	if err := files.check(); err != nil {
+	if err := out.check(); err != nil {
 		return err
 	}
-	s, err := c.open(ctx, &mf, &rf, nil)
+	rs, err := c.openRun(ctx, &mf, &rf)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	rep, err := s.Run(ctx, s.cfg)
-	if err != nil {
-		return err
-	}
-	if *github {
-		if err := rep.WriteGitHub(c.stdout, func(id string) string { return c.command(&mf, "show", id) }); err != nil {
+	defer rs.Close()
+	if *diff != "" {
+		before := rs.count()
+		if err := rs.inDiff(ctx, *diff); err != nil {
 			return err
 		}
+		fmt.Fprintf(c.stderr, "mutate: -diff %s: %d of %s on changed lines\n", *diff, rs.count(), text.Count(before, "mutant", "mutants"))
 	}
-	if *asJSON {
-		err = rep.WriteJSON(c.stdout)
-	} else {
-		err = rep.WriteText(c.stdout, *verbose)
+	if err := rs.numberAndShard(*shard); err != nil {
+		return err
 	}
+	rep, err := rs.run(ctx, mf.pkg)
 	if err != nil {
 		return err
 	}
-	if *junit != "" {
-		if err := writeFile(*junit, rep.WriteJUnit); err != nil {
-			return err
-		}
+	src := func() (report.Sources, error) { return sourcesOf(rs.root, rep, docs(rs.sessions, rs.multi)) }
+	return out.write(c, rep, src, func(id string) string { return showCommand(c, &mf, rs.multi, id) })
+}
+
+// showCommand returns the command that shows mutant id of a run: in a run
+// of a pattern, its id is qualified by its package, which show names with
+// -pkg.
+func showCommand(c *call, mf *mutantFlags, multi bool, id string) string {
+	if !multi {
+		return c.command(mf, "show", id)
 	}
-	if err := files.write(s, rep); err != nil {
-		return err
+	q, bare, _ := strings.Cut(id, ":")
+	one := *mf
+	one.pkg, one.only = "./"+q, ""
+	if q == "." {
+		one.pkg = "."
 	}
-	if code := rep.ExitCode(); code != exitOK {
-		return verdict(code)
-	}
-	return nil
+	return c.command(&one, "show", bare)
 }

@@ -34,6 +34,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 			End:   report.Position{Line: a.End.Line, Column: a.End.Column},
 		},
 		Replacement: a.Replacement,
+		Diff:        a.Diff(p.RelFile(a)),
 		Build:       string(ModeOverlay),
 	}
 	start := time.Now()

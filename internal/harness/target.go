@@ -19,16 +19,31 @@ type Target struct {
 	ModuleDir  string // module root, absolute
 	Dir        string // package directory, absolute
 	Rel        string // package directory relative to the module root, "./stock"
+	HasTests   bool   // it has test files
 }
 
 // FindTarget asks go list where cfg's package lives.
 func FindTarget(ctx context.Context, cfg Config) (*Target, error) {
+	ts, err := FindTargets(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != 1 {
+		return nil, fmt.Errorf("%s names %d packages; -pkg must name exactly one", cfg.Package, len(ts))
+	}
+	return ts[0], nil
+}
+
+// FindTargets asks go list for every package that cfg.Package names (a
+// pattern such as ./... names many), in go list's order.
+func FindTargets(ctx context.Context, cfg Config) ([]*Target, error) {
 	cfg.Progress.Phase("loading %s", cfg.Package)
 	goCmd := cfg.Go
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	cmd := exec.CommandContext(ctx, goCmd, "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}", cfg.Package)
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-f",
+		"{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}", cfg.Package)
 	cmd.Dir = cfg.Dir
 	stderr := &gotest.Lines{Fn: goStderr(cfg.Progress)}
 	cmd.Stderr = stderr
@@ -40,22 +55,22 @@ func FindTarget(ctx context.Context, cfg Config) (*Target, error) {
 		}
 		return nil, fmt.Errorf("go list %s: %s", cfg.Package, why)
 	}
-	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(rows) != 1 {
-		return nil, fmt.Errorf("%s names %d packages; -pkg must name exactly one", cfg.Package, len(rows))
+	var ts []*Target
+	for row := range strings.Lines(strings.TrimSpace(string(out))) {
+		f := strings.Split(strings.TrimSuffix(row, "\n"), "\t")
+		if len(f) != 6 {
+			return nil, fmt.Errorf("go list %s: package is not in a module", cfg.Package)
+		}
+		rel, err := filepath.Rel(f[2], f[1])
+		if err != nil {
+			return nil, err
+		}
+		if rel = filepath.ToSlash(rel); rel != "." {
+			rel = "./" + rel
+		}
+		ts = append(ts, &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel, HasTests: f[4] != "0" || f[5] != "0"})
 	}
-	f := strings.Split(rows[0], "\t")
-	if len(f) != 4 {
-		return nil, fmt.Errorf("go list %s: package is not in a module", cfg.Package)
-	}
-	rel, err := filepath.Rel(f[2], f[1])
-	if err != nil {
-		return nil, err
-	}
-	if rel = filepath.ToSlash(rel); rel != "." {
-		rel = "./" + rel
-	}
-	return &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel}, nil
+	return ts, nil
 }
 
 // goStderr returns a function that shows the lines in which the go

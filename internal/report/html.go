@@ -26,7 +26,11 @@ func (r *Report) WriteHTML(w io.Writer, src Sources) error {
 	}
 	failed := map[string]map[string]string{} // test: mutant: message
 	for _, m := range r.Mutants {
-		page.Mutants = append(page.Mutants, htmlMutant{Mutant: m, Doc: src.Mutants[m.ID]})
+		doc := src.Mutants[m.ID]
+		if doc.Diff == "" {
+			doc.Diff = m.Diff
+		}
+		page.Mutants = append(page.Mutants, htmlMutant{Mutant: m, Doc: doc})
 		for i, test := range m.FailedTests {
 			if failed[test] == nil {
 				failed[test] = map[string]string{}

@@ -52,8 +52,13 @@ func (s Status) Detected() bool {
 // Report is the result of one mutation run. Its JSON form is what
 // `mutate run -json` prints and `mutate check -results` reads.
 type Report struct {
-	Module    string   `json:"module"`
-	Package   string   `json:"package"` // relative to the module root, such as "./stock"
+	Module  string `json:"module"`
+	Package string `json:"package"` // relative to the module root, such as "./stock"; or a pattern, "./..."
+	// Packages are the packages of a run of a pattern; their mutants' ids
+	// and tests' names are qualified ("lease:TestX", see Qualify).
+	Packages []string `json:"packages,omitempty"`
+	// Shard says which slice of the whole run this report is (-shard).
+	Shard     *Shard   `json:"shard,omitempty"`
 	GoVersion string   `json:"go_version"`
 	Mode      string   `json:"mode"`
 	Jobs      int      `json:"jobs"`
@@ -103,11 +108,16 @@ type Baseline struct {
 
 // Mutant is the outcome of one mutant.
 type Mutant struct {
-	ID     string `json:"id"`
-	Step   int    `json:"step"`
-	Title  string `json:"title"`
-	Target string `json:"target"`
-	Kind   string `json:"kind,omitempty"` // of the rewrite: expr, stmt, body, string
+	ID string `json:"id"`
+	// Package is the mutant's package in a run of a pattern.
+	Package string `json:"package,omitempty"`
+	// Ordinal is the mutant's place in the whole run, from 1, in a
+	// sharded run: merge puts the shards' mutants back in this order.
+	Ordinal int    `json:"ordinal,omitempty"`
+	Step    int    `json:"step"`
+	Title   string `json:"title"`
+	Target  string `json:"target"`
+	Kind    string `json:"kind,omitempty"` // of the rewrite: expr, stmt, body, string
 	// Operator is the rule that generated the mutant (go tool mutate run
 	// -generate); empty for one written by hand.
 	Operator string `json:"operator,omitempty"`
@@ -117,9 +127,11 @@ type Mutant struct {
 	// and Replacement the source that takes its place.
 	Location    *Location `json:"location,omitempty"`
 	Replacement string    `json:"replacement,omitempty"`
-	Status      Status    `json:"status"`
-	Build       string    `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
-	FailedTests []string  `json:"failed_tests"` // sorted; a subtest is "Parent/sub"; never null
+	// Diff is the mutant as a unified diff against the code.
+	Diff        string   `json:"diff,omitempty"`
+	Status      Status   `json:"status"`
+	Build       string   `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
+	FailedTests []string `json:"failed_tests"` // sorted; a subtest is "Parent/sub"; never null
 	// CoveredBy are the top-level tests that reach the mutant's site, the
 	// only ones its run needs; absent when that is not known (a mutant
 	// with a build of its own runs them all).

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+const mergeSummary = `Join the results of the shards of one run (mutate run -shard k/n -json, for
+every k from 1 to n, each on a machine of its own, say) into the result of
+the whole run, its mutants in the order of an unsharded run, and print it
+as run does: the kill matrix, or JSON, JUnit, GitHub annotations, Stryker's
+schema or HTML. Run it in a checkout of the same commit: the HTML and
+Stryker reports read the sources from it. A shard given twice or missing,
+or shards of different runs, are an error.
+
+Exit codes: those of run, for the whole run (or -min-score).`
+
+// merge joins the results of the shards of a run.
+func merge(_ context.Context, c *call, args []string) error {
+	fs := newFlagSet(c, "[flags] FILE...", mergeSummary)
+	var out outputs
+	out.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef(fs, "no result file given (mutate run -shard k/n -json writes one)")
+	}
+	if err := out.check(); err != nil {
+		return err
+	}
+	var shards []*report.Report
+	for _, file := range fs.Args() {
+		rep, err := report.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		shards = append(shards, rep)
+	}
+	rep, err := report.Merge(shards)
+	if err != nil {
+		return err
+	}
+	src := func() (report.Sources, error) {
+		root, err := exercise.FindRoot(".")
+		if err != nil {
+			return report.Sources{}, err
+		}
+		return sourcesOf(root, rep, reportDocs(rep))
+	}
+	show := func(id string) string {
+		mf := mutantFlags{pkg: rep.Package}
+		for _, m := range rep.Mutants {
+			if m.ID == id {
+				mf.generate = m.Operator != ""
+			}
+		}
+		return showCommand(c, &mf, len(rep.Packages) > 0, id)
+	}
+	return out.write(c, rep, src, show)
+}

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Shard is one of the slices of a run that -shard k/n makes.
+type Shard struct {
+	Index int `json:"index"` // k, from 1
+	Count int `json:"count"` // n
+	Total int `json:"total"` // mutants in the whole run
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Qualifier returns what qualifies the ids and test names of a package in
+// a run of a pattern: its directory relative to the module root ("lease",
+// "internal/cache", "." for the root), then ":".
+func Qualifier(pkg string) string {
+	return path.Clean(strings.TrimPrefix(pkg, "./")) + ":"
+}
+
+// Qualify prefixes the ids of r's mutants and the names of its tests with
+// the qualifier of its package, and sets each mutant's package, so that
+// the reports of several packages can be joined.
+func (r *Report) Qualify() {
+	q := Qualifier(r.Package)
+	quals := func(names []string) []string {
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = q + n
+		}
+		return out
+	}
+	for i := range r.Mutants {
+		m := &r.Mutants[i]
+		m.ID, m.Package = q+m.ID, r.Package
+		m.FailedTests = quals(m.FailedTests)
+		if m.CoveredBy != nil {
+			m.CoveredBy = quals(m.CoveredBy)
+		}
+		m.Running = quals(m.Running)
+		for j := range m.Failures {
+			m.Failures[j].Test = q + m.Failures[j].Test
+		}
+	}
+	for i := range r.Dropped {
+		r.Dropped[i].ID = q + r.Dropped[i].ID
+	}
+	r.Baseline.TestNames = quals(r.Baseline.TestNames)
+}
+
+// Join joins the reports of the packages of one run of a pattern, each
+// qualified (Qualify), into one, in the order given.
+func Join(pattern string, parts []*Report) *Report {
+	out := &Report{Package: pattern, Mutants: []Mutant{}}
+	for _, p := range parts {
+		out.Packages = append(out.Packages, p.Package)
+		out.Mutants = append(out.Mutants, p.Mutants...)
+		out.Dropped = append(out.Dropped, p.Dropped...)
+		out.Baseline.TestNames = append(out.Baseline.TestNames, p.Baseline.TestNames...)
+		out.Baseline.Seconds += p.Baseline.Seconds
+		out.Seconds += p.Seconds
+		out.Limit = max(out.Limit, p.Limit)
+		out.Module, out.GoVersion, out.Mode, out.Jobs = p.Module, p.GoVersion, p.Mode, p.Jobs
+		out.Cached = p.Cached && (out.Cached || len(out.Packages) == 1)
+	}
+	slices.Sort(out.Baseline.TestNames)
+	out.Baseline.Tests = len(out.Baseline.TestNames)
+	out.Summary = Summarize(out.Mutants)
+	return out
+}
+
+// Merge puts the reports of the shards of one run (-shard k/n, for every
+// k) back together: the report of the whole run, its mutants in their
+// order. It refuses shards of different runs, a shard given twice or
+// missing, and mutants that are not each in exactly one shard.
+func Merge(shards []*Report) (*Report, error) {
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("no reports to merge")
+	}
+	first := shards[0]
+	if first.Shard == nil {
+		return nil, fmt.Errorf("report 1 is not a shard: run mutate run -shard k/n -json for each k")
+	}
+	n := first.Shard.Count
+	seen := make([]bool, n+1)
+	for i, r := range shards {
+		switch {
+		case r.Shard == nil:
+			return nil, fmt.Errorf("report %d is not a shard: run mutate run -shard k/n -json for each k", i+1)
+		case r.Shard.Count != n || r.Shard.Total != first.Shard.Total || r.Module != first.Module || r.Package != first.Package:
+			return nil, fmt.Errorf("report %d is shard %s of %d mutants of %s %s, report 1 shard %s of %d mutants of %s %s: not one run",
+				i+1, r.Shard, r.Shard.Total, r.Module, r.Package, first.Shard, first.Shard.Total, first.Module, first.Package)
+		case r.Shard.Index < 1 || r.Shard.Index > n:
+			return nil, fmt.Errorf("report %d is shard %s: no such shard", i+1, r.Shard)
+		case seen[r.Shard.Index]:
+			return nil, fmt.Errorf("shard %s is given twice", r.Shard)
+		}
+		seen[r.Shard.Index] = true
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if !seen[k] {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("shard %s missing: merge needs every shard of the run", strings.Join(missing, ", "))
+	}
+
+	out := *first
+	out.Shard, out.Mutants, out.Dropped, out.Seconds, out.Cached = nil, []Mutant{}, nil, 0, true
+	names := map[string]bool{}
+	out.Baseline = Baseline{}
+	ordinals := map[int]string{}
+	for _, r := range shards {
+		for _, m := range r.Mutants {
+			if other, dup := ordinals[m.Ordinal]; dup || m.Ordinal < 1 {
+				return nil, fmt.Errorf("mutant %s has place %d in the run, as has %s", m.ID, m.Ordinal, other)
+			}
+			ordinals[m.Ordinal] = m.ID
+			out.Mutants = append(out.Mutants, m)
+		}
+		out.Dropped = append(out.Dropped, r.Dropped...)
+		for _, t := range r.Baseline.TestNames {
+			names[t] = true
+		}
+		out.Baseline.Seconds = max(out.Baseline.Seconds, r.Baseline.Seconds)
+		out.Seconds = max(out.Seconds, r.Seconds) // the shards run side by side
+		out.Limit = max(out.Limit, r.Limit)
+		out.Cached = out.Cached && r.Cached
+	}
+	if got, want := len(out.Mutants)+len(out.Dropped), first.Shard.Total; got != want {
+		return nil, fmt.Errorf("the shards hold %d mutants, the run %d", got, want)
+	}
+	slices.SortFunc(out.Mutants, func(a, b Mutant) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+	for i := range out.Mutants {
+		out.Mutants[i].Ordinal = 0
+	}
+	out.Baseline.TestNames = slices.Sorted(maps.Keys(names))
+	if out.Packages != nil {
+		// A shard of a run of a pattern ran only the packages of its
+		// mutants.
+		out.Packages = nil
+		for _, m := range out.Mutants {
+			if !slices.Contains(out.Packages, m.Package) {
+				out.Packages = append(out.Packages, m.Package)
+			}
+		}
+	}
+	out.Baseline.Tests = len(out.Baseline.TestNames)
+	out.Summary = Summarize(out.Mutants)
+	return &out, nil
+}

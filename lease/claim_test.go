@@ -91,6 +91,11 @@ func TestClaim_RejectsInvalidTTL(t *testing.T) {
 		{"PlusInf", 5, math.Inf(1)},
 		{"MinusInf", 5, math.Inf(-1)},
 		{"EndOverflows", math.MaxFloat64, math.MaxFloat64},
+		// A positive ttl that rounding swallows would grant a lease that
+		// has already expired: the next claim at the same now would take
+		// the job, and the holder could never complete it.
+		{"TooSmallToMoveALargeNow", 1e17, 1},
+		{"TooSmallToMoveNow", 1.7e9, 1e-8},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +121,11 @@ func TestClaim_RejectsBadArguments(t *testing.T) {
 		{"EmptyOwner", "job", "", 0, 10, lease.ErrEmptyOwner},
 		{"NaNNow", "job", "A", math.NaN(), 10, lease.ErrInvalidTime},
 		{"InfNow", "job", "A", math.Inf(-1), 10, lease.ErrInvalidTime},
+		// Time starts at 0: a job nobody holds has until 0, which must be
+		// expired at every valid now.
+		{"NegativeNow", "job", "A", -1, 10, lease.ErrInvalidTime},
 		{"TTLCheckedFirst", "", "", math.NaN(), 0, lease.ErrInvalidTTL},
+		{"InfiniteTTLCheckedBeforeNow", "job", "A", math.NaN(), math.Inf(1), lease.ErrInvalidTTL},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,4 +138,13 @@ func TestClaim_RejectsBadArguments(t *testing.T) {
 			wantState(t, s, lease.Job{ID: "job"})
 		})
 	}
+}
+
+func TestClaim_FreeJobAtTimeZero(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	if got := claim(t, s, "job", "A", 0, 10); got != 1 {
+		t.Fatalf("Claim(fresh job, now=0) = %d, want 1", got)
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
 }

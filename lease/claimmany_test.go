@@ -100,3 +100,29 @@ func TestClaim_ManyStoresOnOneFileHaveOneWinner(t *testing.T) {
 		wantState(t, stores[0], lease.Job{ID: "job", Owner: fmt.Sprintf("w%d", won[0]), Until: now + 5, Fence: int64(round + 1)})
 	}
 }
+
+func TestClaimMany_ManyMoreOwnersThanPooledConnections(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	owners := make([]string, 64)
+	for i := range owners {
+		owners[i] = fmt.Sprintf("w%02d", i)
+	}
+	fences, err := s.ClaimMany(t.Context(), "job", owners, 0, 10)
+	if err != nil {
+		t.Fatalf("ClaimMany(64 owners) error = %v, want nil", err)
+	}
+	winner := -1
+	for i, f := range fences {
+		switch {
+		case f == 1 && winner < 0:
+			winner = i
+		case f != 0:
+			t.Fatalf("ClaimMany(64 owners) = %v; want one fence 1 and zeros", fences)
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("ClaimMany(64 owners) = %v; want one winner", fences)
+	}
+	wantState(t, s, lease.Job{ID: "job", Owner: owners[winner], Until: 10, Fence: 1})
+}

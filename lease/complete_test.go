@@ -74,5 +74,8 @@ func TestComplete_RejectsBadArguments(t *testing.T) {
 	if _, err := s.Complete(ctx, "job", "A", 1, math.NaN(), "r"); !errors.Is(err, lease.ErrInvalidTime) {
 		t.Errorf("Complete(now NaN) error = %v, want ErrInvalidTime", err)
 	}
+	if _, err := s.Complete(ctx, "job", "A", 1, -1, "r"); !errors.Is(err, lease.ErrInvalidTime) {
+		t.Errorf("Complete(now -1) error = %v, want ErrInvalidTime", err)
+	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
 }

@@ -18,8 +18,17 @@
 //	     fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)
 //
 // Time is a number the caller passes in as now; it must not decrease from one
-// call to the next. A lease on a job is live while now < until. At
-// now == until it has expired, and the job may be claimed again.
+// call to the next, and it starts at 0: a negative now is refused
+// (ErrInvalidTime), since a job that nobody holds has until 0, which must
+// read as expired at every valid now. A lease on a job is live while
+// now < until. At now == until it has expired, and the job may be claimed
+// again.
+//
+// Time is a float64, so now+ttl is rounded: a ttl too small to move now
+// (1 at now = 1e17, 1e-8 at now = 1.7e9, Unix seconds) would grant a lease
+// that has already expired, and is refused (ErrInvalidTTL). Far from that
+// limit, until is still now+ttl rounded to float64's 53 bits: pick a unit
+// in which ttl is many orders of magnitude above now's last digit.
 //
 // The fence counts grants. It starts at 0, every successful [Store.Claim]
 // adds one and returns the new value, and nothing else changes it: not
@@ -64,4 +73,15 @@
 //     says nothing about how a large distributed queue would behave. The
 //     file must be on a local file system: network file systems often break
 //     the locking that WAL mode relies on.
+//
+// # Opening
+//
+// [Open] (and [OpenContext], which also gives up when its context ends)
+// waits for another writer, for at most the busy timeout of 10 s, while it
+// checks and creates the table and switches the file to WAL. It checks the
+// shape of an existing jobs table first, and refuses one that differs in
+// anything that changes meaning (its columns, a collation or a constraint,
+// a trigger or an index on it) with [ErrSchema], leaving the file as it
+// was. The path names one file that every connection and process shares: a
+// path with a NUL byte and ":memory:" are refused.
 package lease

@@ -4,10 +4,11 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // White-box tests of what no return value shows: the settings of every
-// pooled connection, and the lock that Claim's transaction takes.
+// pooled connection, and when Claim's transaction takes the write lock.
 
 func TestOpen_EveryConnectionIsDurable(t *testing.T) {
 	ctx := t.Context()
@@ -43,7 +44,7 @@ func TestOpen_EveryConnectionIsDurable(t *testing.T) {
 	}
 }
 
-func TestClaim_TransactionTakesTheWriteLockAtBegin(t *testing.T) {
+func TestClaim_ReadsOnlyAfterTakingTheWriteLock(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	s, err := Open(path)
@@ -51,23 +52,52 @@ func TestClaim_TransactionTakesTheWriteLockAtBegin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	// The transaction Claim reads and writes in.
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
+	if _, err := s.Enqueue(ctx, "job"); err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
-	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	// Another worker's claim, by hand, on one pinned connection: BEGIN,
+	// the grant and COMMIT all run on it.
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	// Under BEGIN IMMEDIATE the write lock is already taken, so no other
-	// connection can start writing. A DEFERRED transaction would take it
-	// only at its first write, after the read: two claims could read the
-	// same free job and then collide.
-	if _, err := other.ExecContext(ctx, "BEGIN IMMEDIATE"); err == nil {
-		other.ExecContext(ctx, "ROLLBACK")
-		t.Fatal("another connection began writing while Claim's transaction was open; want SQLITE_BUSY")
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "UPDATE jobs SET owner='B', until=100, fence=fence+1 WHERE id='job'"); err != nil {
+		t.Fatal(err)
+	}
+	type claimed struct {
+		fence int64
+		err   error
+	}
+	done := make(chan claimed, 1)
+	go func() {
+		f, err := s.Claim(ctx, "job", "A", 5, 10)
+		done <- claimed{f, err}
+	}()
+	// Give Claim the time to begin. Under BEGIN IMMEDIATE it waits for the
+	// lock and then reads B's grant; a DEFERRED transaction would read the
+	// job as free now and fail (or, worse, win) when it writes.
+	time.Sleep(200 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-done; c.fence != 0 || c.err != nil {
+		t.Fatalf("Claim() while another claim held the lock = %d, %v; want 0, nil (the job is B's once the lock is free)", c.fence, c.err)
+	}
+	var owner string
+	var fence int64
+	if err := conn.QueryRowContext(ctx, "SELECT owner, fence FROM jobs WHERE id='job'").Scan(&owner, &fence); err != nil {
+		t.Fatal(err)
+	}
+	if owner != "B" || fence != 1 {
+		t.Fatalf("after both claims: owner %q, fence %d; want B, 1", owner, fence)
 	}
 }

@@ -8,30 +8,42 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Errors returned for input that the contract rejects. They are returned
 // before the store is touched, so a rejected call changes nothing.
 var (
 	// ErrInvalidTTL is returned when a ttl is zero, negative, NaN or
-	// infinite, or when now+ttl does not fit in a finite float64.
+	// infinite, or when now+ttl is not a finite float64 greater than now
+	// (a ttl too small to move now, after rounding, would grant a lease
+	// that has already expired).
 	ErrInvalidTTL = errors.New("lease: ttl must be a positive finite number")
-	// ErrInvalidTime is returned when now is NaN or infinite.
-	ErrInvalidTime = errors.New("lease: now must be a finite number")
+	// ErrInvalidTime is returned when now is negative, NaN or infinite.
+	// Time starts at 0: a job that nobody holds has until 0, which must
+	// read as expired at every valid now.
+	ErrInvalidTime = errors.New("lease: now must be a finite number, not negative")
 	// ErrEmptyID is returned when a job id is the empty string.
 	ErrEmptyID = errors.New("lease: job id must not be empty")
 	// ErrEmptyOwner is returned when an owner is the empty string.
 	ErrEmptyOwner = errors.New("lease: owner must not be empty")
-	// ErrSchema is returned by Open when the file holds a jobs table whose
-	// columns differ from the ones this package creates.
+	// ErrSchema is returned by Open when the file holds a jobs table that
+	// differs from the one this package creates: its columns, their types,
+	// defaults, collations or constraints, or triggers or indexes on it.
+	// Open then leaves the file as it was.
 	ErrSchema = errors.New("lease: jobs table has an unexpected shape")
 )
 
 // busyTimeoutMillis bounds how long a connection waits for another writer's
 // lock before a write fails with SQLITE_BUSY.
 const busyTimeoutMillis = 10000
+
+// maxConns bounds the pool of connections of a Store: claims beyond it
+// (ClaimMany of many owners) wait for a connection, not for the file lock.
+const maxConns = 8
 
 // schema is step 1 of the contract. It must stay idempotent: running it on a
 // file that already holds jobs keeps every fence, so that a restarted worker
@@ -63,46 +75,166 @@ type Store struct {
 
 // dsn returns the modernc.org/sqlite data source name for path. The pragmas
 // sit in the DSN so that every pooled connection gets them, and _txlock makes
-// every transaction BEGIN IMMEDIATE.
+// every transaction BEGIN IMMEDIATE. The WAL journal mode is a property of
+// the file, which Open sets once (setWAL).
 func dsn(path string) string {
-	// SQLite reads "file:" names as URIs: escape what a URI would misread.
+	// SQLite reads "file:" names as URIs: escape what a URI would misread,
+	// and give an absolute path an empty authority, so that one starting
+	// with "//" is not read as a host.
 	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	if strings.HasPrefix(escaped, "/") {
+		escaped = "//" + escaped
+	}
 	return "file:" + escaped +
 		fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMillis) +
-		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(FULL)" +
 		"&_txlock=immediate"
+}
+
+// checkPath refuses the paths that would not name one file that every
+// connection, and every process, shares.
+func checkPath(path string) error {
+	switch {
+	case path == "":
+		return errors.New("empty path")
+	case strings.ContainsRune(path, 0):
+		return errors.New("path contains a NUL byte")
+	case path == ":memory:":
+		// Each pooled connection would get a database of its own, and no
+		// other process could see it: leases need one shared file.
+		return errors.New("an in-memory database cannot be shared by connections and processes; give a file path")
+	}
+	return nil
 }
 
 // Open opens the jobs file at path, creating the file and the jobs table if
 // they do not exist yet (step 1). Opening a file that already holds jobs
 // keeps them. Open fails if path is not a SQLite database or if its jobs
-// table has another shape (ErrSchema).
+// table has another shape (ErrSchema), and then leaves the file as it was.
+// It waits for a writer of another connection or process, for at most the
+// busy timeout (10 s); OpenContext also gives up when its context ends.
 func Open(path string) (*Store, error) {
-	if path == "" {
-		return nil, errors.New("lease: open: empty path")
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open, waiting for other writers at most until ctx ends.
+func OpenContext(ctx context.Context, path string) (*Store, error) {
+	if err := checkPath(path); err != nil {
+		return nil, &openError{path, err}
 	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
-		return nil, fmt.Errorf("lease: open %s: %w", path, err)
+		return nil, &openError{path, err}
 	}
-	if _, err := db.Exec(schema); err != nil {
+	db.SetMaxOpenConns(maxConns)
+	if err := prepare(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("lease: open %s: create table: %w", path, err)
-	}
-	if err := checkSchema(db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("lease: open %s: %w", path, err)
+		return nil, &openError{path, err}
 	}
 	return &Store{db: db}, nil
 }
 
-// column is one row of PRAGMA table_info.
+// openError is an error of Open: "lease: open PATH: " and the cause,
+// without the cause's own "lease: ", so that a sentinel (ErrSchema) reads
+// once.
+type openError struct {
+	path string
+	err  error
+}
+
+func (e *openError) Error() string {
+	return fmt.Sprintf("lease: open %s: %s", e.path, strings.TrimPrefix(e.err.Error(), "lease: "))
+}
+
+func (e *openError) Unwrap() error { return e.err }
+
+// prepare checks the shape of an existing jobs table, creates it when it
+// is missing, and then switches the file to WAL. The check and the
+// creation run in one BEGIN IMMEDIATE transaction, so a file that is
+// refused is rolled back untouched, before its journal mode changes.
+// Waiting for another writer is bounded by the busy timeout and by ctx.
+func prepare(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
+	tx, err := beginImmediate(ctx, conn, deadline)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := checkSchema(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	// The WAL switch needs the file to itself, and SQLite does not call
+	// the busy handler for it.
+	var mode string
+	err = retryBusy(ctx, deadline, func() error {
+		return conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+	})
+	if err != nil {
+		return fmt.Errorf("set journal mode: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("journal mode is %s, want wal (is the file on a local file system?)", mode)
+	}
+	return nil
+}
+
+// beginImmediate begins a BEGIN IMMEDIATE transaction on conn, waiting for
+// another writer until deadline or the end of ctx: SQLite's busy handler
+// would wait its whole timeout whatever ctx says, so it is off meanwhile.
+func beginImmediate(ctx context.Context, conn *sql.Conn, deadline time.Time) (*sql.Tx, error) {
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout=0"); err != nil {
+		return nil, err
+	}
+	var tx *sql.Tx
+	err := retryBusy(ctx, deadline, func() (err error) {
+		tx, err = conn.BeginTx(ctx, nil)
+		return err
+	})
+	if _, resetErr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeoutMillis)); resetErr != nil && err == nil {
+		tx.Rollback()
+		err = resetErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return tx, nil
+}
+
+// retryBusy calls f until it does not fail with SQLITE_BUSY, deadline
+// passes or ctx ends, and returns its last error.
+func retryBusy(ctx context.Context, deadline time.Time, f func() error) error {
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := f()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (gave up waiting for another writer: %w)", err, context.Cause(ctx))
+		case <-time.After(wait):
+		}
+	}
+}
+
+// column is one row of PRAGMA table_xinfo.
 type column struct {
 	name, typ string
 	notNull   bool
 	dflt      string
 	pk        bool
+	hidden    bool // a generated column
 }
 
 var wantColumns = []column{
@@ -114,36 +246,91 @@ var wantColumns = []column{
 	{name: "done", typ: "INTEGER", notNull: true, dflt: "0"},
 }
 
-// checkSchema compares the jobs table with the one schema creates.
-func checkSchema(db *sql.DB) error {
-	rows, err := db.Query(`SELECT name, type, "notnull", coalesce(dflt_value, ''), pk FROM pragma_table_info('jobs') ORDER BY cid`)
+// checkSchema compares an existing jobs table with the one schema creates,
+// and names the first difference: its columns, then its definition (which
+// holds collations and constraints, such as COLLATE NOCASE, CHECK or
+// UNIQUE, that no pragma shows), then triggers and indexes on it. A file
+// without a jobs table passes.
+func checkSchema(ctx context.Context, tx *sql.Tx) error {
+	var kind, def string
+	err := tx.QueryRowContext(ctx, `SELECT type, sql FROM sqlite_schema WHERE name = 'jobs'`).Scan(&kind, &def)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("read jobs table: %w", err)
 	}
-	defer rows.Close()
-	var got []column
-	for rows.Next() {
-		var c column
-		var pk int
-		if err := rows.Scan(&c.name, &c.typ, &c.notNull, &c.dflt, &pk); err != nil {
-			return fmt.Errorf("read jobs table: %w", err)
-		}
-		c.typ = strings.ToUpper(c.typ)
-		c.pk = pk > 0
-		got = append(got, c)
+	if kind != "table" {
+		return fmt.Errorf("%w: jobs is a %s", ErrSchema, kind)
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read jobs table: %w", err)
+	got, err := columns(ctx, tx)
+	if err != nil {
+		return err
 	}
 	if len(got) != len(wantColumns) {
 		return fmt.Errorf("%w: %d columns, want %d", ErrSchema, len(got), len(wantColumns))
 	}
 	for i, want := range wantColumns {
 		if got[i] != want {
-			return fmt.Errorf("%w: column %d is %+v, want %+v", ErrSchema, i, got[i], want)
+			return fmt.Errorf("%w: column %d is %+v, want %+v", ErrSchema, i+1, got[i], want)
 		}
 	}
+	if normalize(def) != normalize(schema) {
+		return fmt.Errorf("%w: it is defined as %q, want %q", ErrSchema, normalize(def), normalize(schema))
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'jobs' AND type IN ('trigger', 'index') ORDER BY type, name`)
+	if err != nil {
+		return fmt.Errorf("read jobs table: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			return fmt.Errorf("read jobs table: %w", err)
+		}
+		// The primary key's own index is SQLite's; any other changes
+		// what a write does or refuses.
+		if name != "sqlite_autoindex_jobs_1" {
+			return fmt.Errorf("%w: %s %s on it is not one this package creates", ErrSchema, typ, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read jobs table: %w", err)
+	}
 	return nil
+}
+
+// columns returns the columns of the jobs table, hidden ones included.
+func columns(ctx context.Context, tx *sql.Tx) ([]column, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name, type, "notnull", coalesce(dflt_value, ''), pk, hidden FROM pragma_table_xinfo('jobs') ORDER BY cid`)
+	if err != nil {
+		return nil, fmt.Errorf("read jobs table: %w", err)
+	}
+	defer rows.Close()
+	var got []column
+	for rows.Next() {
+		var c column
+		var pk, hidden int
+		if err := rows.Scan(&c.name, &c.typ, &c.notNull, &c.dflt, &pk, &hidden); err != nil {
+			return nil, fmt.Errorf("read jobs table: %w", err)
+		}
+		c.typ = strings.ToUpper(c.typ)
+		c.pk = pk > 0
+		c.hidden = hidden != 0
+		got = append(got, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read jobs table: %w", err)
+	}
+	return got, nil
+}
+
+// normalize returns a CREATE TABLE statement in one spelling: lower case,
+// single spaces, no IF NOT EXISTS (which SQLite does not keep).
+func normalize(def string) string {
+	def = strings.ToLower(strings.Join(strings.Fields(def), " "))
+	def = strings.Replace(def, "create table if not exists ", "create table ", 1)
+	return strings.NewReplacer("( ", "(", " )", ")", " ,", ",").Replace(def)
 }
 
 // Close closes the store's connections.
@@ -288,11 +475,11 @@ func (s *Store) Release(ctx context.Context, id, owner string, fence int64) (boo
 
 // ClaimMany calls Claim for every owner at the same time and returns their
 // fences in the order of owners (step 8). Each claim runs on its own
-// goroutine and pooled connection; for a job that is free, exactly one
-// owner gets a fence and every other gets 0. Errors of the individual
-// claims are joined. The claims queue for one write lock: with so many
-// owners that the last waits longer than the busy timeout (10 s), that one
-// fails with SQLITE_BUSY.
+// goroutine, on a connection of the store's pool (at most 8 at once, the
+// rest wait for one); for a job that is free, exactly one owner gets a
+// fence and every other gets 0. Errors of the individual claims are
+// joined. The claims queue for one write lock: a claim that waits for it
+// longer than the busy timeout (10 s) fails with SQLITE_BUSY.
 func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, ttl float64) ([]int64, error) {
 	if _, err := leaseEnd(now, ttl); err != nil {
 		return nil, err
@@ -314,7 +501,8 @@ func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, 
 	return fences, errors.Join(errs...)
 }
 
-// leaseEnd validates ttl, then now, and returns now+ttl.
+// leaseEnd validates ttl, then now, and returns now+ttl, which must be
+// finite and later than now.
 func leaseEnd(now, ttl float64) (float64, error) {
 	if !(ttl > 0) || math.IsInf(ttl, 1) {
 		return 0, fmt.Errorf("%w: got %v", ErrInvalidTTL, ttl)
@@ -326,11 +514,14 @@ func leaseEnd(now, ttl float64) (float64, error) {
 	if math.IsInf(until, 0) {
 		return 0, fmt.Errorf("%w: now+ttl overflows (now %v, ttl %v)", ErrInvalidTTL, now, ttl)
 	}
+	if !(until > now) {
+		return 0, fmt.Errorf("%w: ttl %v is too small to move now %v in float64", ErrInvalidTTL, ttl, now)
+	}
 	return until, nil
 }
 
 func checkTime(now float64) error {
-	if math.IsNaN(now) || math.IsInf(now, 0) {
+	if math.IsNaN(now) || math.IsInf(now, 0) || now < 0 {
 		return fmt.Errorf("%w: got %v", ErrInvalidTime, now)
 	}
 	return nil

@@ -2,11 +2,14 @@ package lease_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/lease"
 )
@@ -116,9 +119,186 @@ func TestOpen_RejectsJobsTableOfAnotherShape(t *testing.T) {
 	}
 }
 
-func TestOpen_RejectsEmptyPath(t *testing.T) {
-	if s, err := lease.Open(""); err == nil {
-		s.Close()
-		t.Fatalf(`Open("") error = nil, want an error`)
+// holdWriteLock opens path with a plain connection (the rollback journal
+// unless the file is already WAL) and begins a write transaction on one
+// pinned connection; the returned function commits it.
+func holdWriteLock(t *testing.T, path string) (commit func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "CREATE TABLE IF NOT EXISTS other(x)"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+			t.Error(err)
+		}
+		conn.Close()
+	}
+}
+
+func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
+	path := newPath(t)
+	commit := holdWriteLock(t, path)
+	type opened struct {
+		s   *lease.Store
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		s, err := lease.Open(path)
+		done <- opened{s, err}
+	}()
+	// Give Open the time to meet the lock; it must wait for it rather than
+	// fail with SQLITE_BUSY (SQLite calls no busy handler for the switch
+	// to WAL).
+	time.Sleep(200 * time.Millisecond)
+	commit()
+	o := <-done
+	if o.err != nil {
+		t.Fatalf("Open(file with another writer) error = %v, want nil after the writer commits", o.err)
+	}
+	defer o.s.Close()
+	enqueue(t, o.s, "job")
+	wantState(t, o.s, lease.Job{ID: "job"})
+}
+
+func TestOpenContext_GivesUpWhenTheContextEnds(t *testing.T) {
+	path := newPath(t)
+	commit := holdWriteLock(t, path)
+	defer commit()
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	s, err := lease.OpenContext(ctx, path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext(locked file, ending context) error = nil, want the context's error")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("OpenContext(locked file, ending context) error = %v, want it to wrap context.DeadlineExceeded", err)
+	}
+}
+
+// createJobs creates a jobs table with statement ddl (and more statements)
+// in a new file, and returns the file's path and bytes.
+func createJobs(t *testing.T, ddl ...string) (string, []byte) {
+	t.Helper()
+	path := newPath(t)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range ddl {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, data
+}
+
+const jobsDDL = `CREATE TABLE jobs (
+	id     TEXT PRIMARY KEY,
+	owner  TEXT,
+	until  REAL NOT NULL DEFAULT 0,
+	fence  INTEGER NOT NULL DEFAULT 0,
+	result TEXT,
+	done   INTEGER NOT NULL DEFAULT 0
+)`
+
+func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ddl   []string
+		names string // what the error must name
+	}{
+		{"CaseInsensitiveIDs", []string{strings.Replace(jobsDDL, "TEXT PRIMARY KEY", "TEXT PRIMARY KEY COLLATE NOCASE", 1)}, "collate nocase"},
+		{"CheckConstraint", []string{strings.Replace(jobsDDL, "fence  INTEGER NOT NULL DEFAULT 0", "fence INTEGER NOT NULL DEFAULT 0 CHECK (fence < 3)", 1)}, "check (fence < 3)"},
+		{"TriggerResettingTheFence", []string{jobsDDL, `CREATE TRIGGER reset AFTER UPDATE OF owner ON jobs WHEN new.owner IS NULL BEGIN UPDATE jobs SET fence = 0 WHERE id = new.id; END`}, "trigger reset"},
+		{"UniqueIndexOnOwner", []string{jobsDDL, `CREATE UNIQUE INDEX one_job_per_owner ON jobs(owner)`}, "index one_job_per_owner"},
+		{"LastColumnOfAnotherType", []string{strings.Replace(jobsDDL, "done   INTEGER", "done   TEXT", 1)}, "column 6"},
+		{"GeneratedColumn", []string{strings.Replace(jobsDDL, "\n)", ",\n\tlate INTEGER GENERATED ALWAYS AS (until > 0)\n)", 1)}, "7 columns"},
+		{"ViewNamedJobs", []string{`CREATE VIEW jobs AS SELECT 1 AS id`}, "jobs is a view"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, before := createJobs(t, tc.ddl...)
+			s, err := lease.Open(path)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open() error = nil, want ErrSchema")
+			}
+			if !errors.Is(err, lease.ErrSchema) || !strings.Contains(err.Error(), tc.names) {
+				t.Fatalf("Open() error = %v, want ErrSchema naming %q", err, tc.names)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+				t.Fatal("Open() changed a file that it refused")
+			}
+			if _, err := os.Stat(path + "-wal"); !os.IsNotExist(err) {
+				t.Fatalf("Open() left a WAL file beside a file that it refused (stat: %v)", err)
+			}
+		})
+	}
+}
+
+func TestOpen_AcceptsTheTableItCreatesWrittenByHand(t *testing.T) {
+	path, _ := createJobs(t, jobsDDL, `INSERT INTO jobs(id, fence) VALUES('job', 4)`)
+	s := openAt(t, path)
+	wantState(t, s, lease.Job{ID: "job", Fence: 4})
+}
+
+func TestOpen_ErrorNamesThePackageOnce(t *testing.T) {
+	path, _ := createJobs(t, `CREATE TABLE jobs(id TEXT PRIMARY KEY)`)
+	_, err := lease.Open(path)
+	want := "lease: open " + path + ": jobs table has an unexpected shape: 1 columns, want 6"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Open() error = %v, want %q", err, want)
+	}
+}
+
+func TestOpen_RefusesPathsThatAreNotOneSharedFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ path, want string }{
+		{"", "empty path"},
+		{filepath.Join(dir, "jobs.db") + "\x00.txt", "NUL byte"},
+		{":memory:", "in-memory database"},
+	} {
+		s, err := lease.Open(tc.path)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%q) error = nil, want one saying %q", tc.path, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q) error = %v, want one saying %q", tc.path, err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("refused paths created %d files, want none", len(entries))
+	}
+}
+
+func TestOpen_PathStartingWithTwoSlashes(t *testing.T) {
+	dir := t.TempDir()
+	if !filepath.IsAbs(dir) {
+		t.Skip("needs an absolute temporary directory")
+	}
+	s := openAt(t, "/"+filepath.Join(dir, "jobs.db"))
+	enqueue(t, s, "job")
+	wantState(t, openAt(t, filepath.Join(dir, "jobs.db")), lease.Job{ID: "job"})
 }

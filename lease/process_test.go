@@ -34,6 +34,8 @@ func runChild(role string) int {
 		err = claimer(s, os.Stdin, os.Stdout)
 	case "crasher":
 		err = crasher(s, os.Stdout)
+	case "historian":
+		err = historian(s, os.Stdin, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown child role %q", role)
 	}

@@ -115,5 +115,11 @@ func TestRenew_RejectsBadArguments(t *testing.T) {
 	if _, err := s.Renew(ctx, "job", "A", 1, math.NaN(), 10); !errors.Is(err, lease.ErrInvalidTime) {
 		t.Errorf("Renew(now NaN) error = %v, want ErrInvalidTime", err)
 	}
+	if _, err := s.Renew(ctx, "job", "A", 1, -1, 10); !errors.Is(err, lease.ErrInvalidTime) {
+		t.Errorf("Renew(now -1) error = %v, want ErrInvalidTime", err)
+	}
+	if _, err := s.Renew(ctx, "job", "A", 1, 5, 1e-300); !errors.Is(err, lease.ErrInvalidTTL) {
+		t.Errorf("Renew(ttl too small to move now) error = %v, want ErrInvalidTTL", err)
+	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
 }

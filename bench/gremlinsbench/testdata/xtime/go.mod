@@ -1,0 +1,3 @@
+module golang.org/x/time
+
+go 1.26.0

@@ -72,36 +72,12 @@ func lzClient(ctx context.Context, s *lease.Store, id, n int, epoch time.Time, r
 	owner := fmt.Sprintf("c%d", id)
 	granted := map[string]int64{}
 	do := func(in lzInput) (lzOutput, error) {
-		ev := lzEvent{Client: id, In: in}
-		ev.Call = time.Now().UnixNano()
-		// now in milliseconds, to the nanosecond: no two operations read
-		// the same now, so no claim lands exactly on an expiry by chance.
-		ev.In.Now = float64(time.Since(epoch).Nanoseconds()) / 1e6
-		var err error
-		switch in.Op {
-		case "enqueue":
-			ev.Out.OK, err = s.Enqueue(ctx, in.Job)
-		case "claim":
-			ev.Out.Fence, err = s.Claim(ctx, in.Job, owner, ev.In.Now, in.TTL)
-			if ev.Out.Fence != 0 {
-				granted[in.Job] = ev.Out.Fence
-			}
-		case "renew":
-			ev.Out.OK, err = s.Renew(ctx, in.Job, owner, in.Fence, ev.In.Now, in.TTL)
-		case "complete":
-			ev.Out.OK, err = s.Complete(ctx, in.Job, owner, in.Fence, ev.In.Now, in.Result)
-		case "release":
-			ev.Out.OK, err = s.Release(ctx, in.Job, owner, in.Fence)
-		case "state":
-			var j *lease.Job
-			j, err = s.State(ctx, in.Job)
-			if j != nil {
-				ev.Out.Found, ev.Out.State = true, *j
-			}
-		}
-		ev.Return = time.Now().UnixNano()
+		ev, err := lzDo(ctx, s, id, epoch, in)
 		if err != nil {
-			return ev.Out, fmt.Errorf("client %d: %s %+v: %w", id, in.Op, ev.In, err)
+			return ev.Out, err
+		}
+		if in.Op == "claim" && in.Owner == owner && ev.Out.Fence != 0 {
+			granted[in.Job] = ev.Out.Fence
 		}
 		record(ev)
 		return ev.Out, nil
@@ -134,17 +110,65 @@ func lzClient(ctx context.Context, s *lease.Store, id, n int, epoch time.Time, r
 		if err != nil {
 			return err
 		}
+		// Follow-ups, each the sequence that one kind of broken rule gets
+		// wrong: a grant is then enqueued again, renewed by an impostor
+		// with its fence, and completed with the fence before it; a
+		// completion is completed again; a release is claimed again.
+		var follow []lzInput
 		switch {
+		case in.Op == "claim" && out.Fence > 0:
+			follow = append(follow,
+				lzInput{Op: "enqueue", Job: in.Job, Owner: owner},
+				lzInput{Op: "renew", Job: in.Job, Owner: owner + "-impostor", Fence: out.Fence, TTL: in.TTL})
+			if out.Fence > 1 {
+				follow = append(follow, lzInput{Op: "complete", Job: in.Job, Owner: owner, Fence: out.Fence - 1, Result: "stale"})
+			}
 		case in.Op == "complete" && out.OK:
-			_, err = do(in)
+			follow = append(follow, in)
 		case in.Op == "release" && out.OK:
-			_, err = do(lzInput{Op: "claim", Job: in.Job, Owner: owner, TTL: in.TTL})
+			follow = append(follow, lzInput{Op: "claim", Job: in.Job, Owner: owner, TTL: in.TTL})
 		}
-		if err != nil {
-			return err
+		for _, f := range follow {
+			if _, err := do(f); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// lzDo runs one operation as client id, as in.Owner, with now read from
+// the clock, and returns it as recorded.
+func lzDo(ctx context.Context, s *lease.Store, id int, epoch time.Time, in lzInput) (lzEvent, error) {
+	ev := lzEvent{Client: id, In: in}
+	ev.Call = time.Now().UnixNano()
+	// now in milliseconds, to the nanosecond: no two operations read the
+	// same now, so no claim lands exactly on an expiry by chance.
+	ev.In.Now = float64(time.Since(epoch).Nanoseconds()) / 1e6
+	var err error
+	switch in.Op {
+	case "enqueue":
+		ev.Out.OK, err = s.Enqueue(ctx, in.Job)
+	case "claim":
+		ev.Out.Fence, err = s.Claim(ctx, in.Job, in.Owner, ev.In.Now, in.TTL)
+	case "renew":
+		ev.Out.OK, err = s.Renew(ctx, in.Job, in.Owner, in.Fence, ev.In.Now, in.TTL)
+	case "complete":
+		ev.Out.OK, err = s.Complete(ctx, in.Job, in.Owner, in.Fence, ev.In.Now, in.Result)
+	case "release":
+		ev.Out.OK, err = s.Release(ctx, in.Job, in.Owner, in.Fence)
+	case "state":
+		var j *lease.Job
+		j, err = s.State(ctx, in.Job)
+		if j != nil {
+			ev.Out.Found, ev.Out.State = true, *j
+		}
+	}
+	ev.Return = time.Now().UnixNano()
+	if err != nil {
+		return ev, fmt.Errorf("client %d: %s %+v: %w", id, in.Op, ev.In, err)
+	}
+	return ev, nil
 }
 
 // historian is the child process's side: it waits for a line on in, runs
@@ -295,6 +319,31 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 		}
 		children = append(children, child{cmd, stdin, sc})
 	}
+	// First, one at a time, the sequences that each broken rule gets wrong,
+	// so that a mutant of the rule fails this test whatever the timing:
+	// job "jd" is completed, completed again, and (at the end) claimed
+	// once done; job "jr" is released, claimed again, enqueued again,
+	// renewed by an impostor with the new fence and completed with the
+	// old one.
+	for _, in := range []lzInput{
+		{Op: "enqueue", Job: "jd"},
+		{Op: "claim", Job: "jd", Owner: "first", TTL: 300},
+		{Op: "complete", Job: "jd", Owner: "first", Fence: 1, Result: "r"},
+		{Op: "complete", Job: "jd", Owner: "first", Fence: 1, Result: "again"},
+		{Op: "enqueue", Job: "jr"},
+		{Op: "claim", Job: "jr", Owner: "first", TTL: 300},
+		{Op: "release", Job: "jr", Owner: "first", Fence: 1},
+		{Op: "claim", Job: "jr", Owner: "second", TTL: 300},
+		{Op: "enqueue", Job: "jr"},
+		{Op: "renew", Job: "jr", Owner: "impostor", Fence: 2, TTL: 300},
+		{Op: "complete", Job: "jr", Owner: "second", Fence: 1, Result: "stale"},
+	} {
+		ev, err := lzDo(t.Context(), s, 7, epoch, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		record(ev)
+	}
 	for _, c := range children {
 		fmt.Fprintln(c.stdin, "go")
 	}
@@ -323,6 +372,23 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 		}
 	}
 
+	// Once every lease has expired, one last client claims every job: a
+	// done job must stay done.
+	var until float64
+	for _, ev := range events {
+		if ev.Out.Fence > 0 || ev.In.Op == "renew" && ev.Out.OK {
+			until = max(until, ev.In.Now+ev.In.TTL)
+		}
+	}
+	time.Sleep(time.Duration((until-float64(time.Since(epoch).Nanoseconds())/1e6)*float64(time.Millisecond)) + time.Millisecond)
+	for _, job := range []string{"j0", "j1", "j2", "j3", "jd"} {
+		ev, err := lzDo(t.Context(), s, 5, epoch, lzInput{Op: "claim", Job: job, Owner: "closer", TTL: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		record(ev)
+	}
+
 	ops := make([]porcupine.Operation, len(events))
 	var grants int
 	for i, ev := range events {
@@ -349,7 +415,7 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 		}
 	}
 	forged := porcupine.Operation{
-		ClientId: 5,
+		ClientId: 6,
 		Input:    lzInput{Op: "claim", Job: job, Owner: "intruder", Now: 1e12, TTL: 1},
 		Output:   lzOutput{Fence: fence},
 		Call:     last + 1, Return: last + 2,

@@ -8,7 +8,7 @@
 // whether each tool's verdicts were the same in every round.
 //
 //	go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-//	go run ./bench/gremlinsbench [-rounds 3] [-gremlins PATH]
+//	go run ./bench/gremlinsbench [-rounds 3] [-gremlins PATH] [-targets lease,x/time/rate]
 //
 // Run it from the module root, on a machine that does nothing else.
 package main
@@ -77,7 +77,16 @@ func (r result) perMutant() time.Duration {
 func main() {
 	rounds := flag.Int("rounds", 3, "rounds of both tools on every package")
 	gremlins := flag.String("gremlins", "gremlins", "the gremlins `program`")
+	only := flag.String("targets", "", "only these comma-separated `packages` (lease, x/time/rate)")
 	flag.Parse()
+	if *only != "" {
+		names := strings.Split(*only, ",")
+		targets = slices.DeleteFunc(targets, func(t target) bool { return !slices.Contains(names, t.name) })
+		if len(targets) != len(names) {
+			fmt.Fprintf(os.Stderr, "gremlinsbench: -targets %s: the packages are lease and x/time/rate\n", *only)
+			os.Exit(2)
+		}
+	}
 	if err := run(*rounds, *gremlins); err != nil {
 		fmt.Fprintln(os.Stderr, "gremlinsbench:", err)
 		os.Exit(1)

@@ -22,7 +22,8 @@ Statuses (a verdict rests on the test binary's events, never on its output):
                 none running (an exit at init, in TestMain, between tests), or
                 failed after every test passed: detected, but by no test
   timeout       the binary was still running at the limit and was stopped
-                (10x the baseline's test run plus 5s, or -timeout)
+                (10x the baseline's test run plus 5s, or -timeout; for an
+                early-kill run, 10x the baseline time of its tests plus 5s)
   build-failed  the mutant is not valid Go: a defect of the mutant, never a kill
   not-covered   (generated mutants) no test reaches the mutant's site, so
                 none runs: the suite cannot see it

@@ -77,18 +77,23 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		}
 	}
 	phases := [][]string{tests}
+	durations := b.durations()
 	if fast {
-		phases = k.phases(a.Mutant.Target, tests, b.durations())
+		phases = k.phases(a.Mutant.Target, tests, durations)
 	}
 	for i, phase := range phases {
 		var args []string
 		if len(phase) < len(all) {
 			args = append(args, runOnly(phase))
 		}
+		phaseLimit := limit
 		if fast {
 			args = append(args, "-test.failfast")
+			if cfg.Timeout == 0 {
+				phaseLimit = limitOf(phase, durations, limit)
+			}
 		}
-		res, runLimit, err := execMutant(ctx, cfg, p, bin, dir, env, args, limit)
+		res, runLimit, err := execMutant(ctx, cfg, p, bin, dir, env, args, phaseLimit)
 		if err != nil {
 			return r, err
 		}

@@ -81,3 +81,22 @@ func TestClassify_EvidenceRule(t *testing.T) {
 		})
 	}
 }
+
+// An early-kill run of some tests is stopped at TimeoutFactor times their
+// baseline time plus the slack, never later than the whole suite's limit.
+func TestLimitOf_TheTestsOwnShareOfTheLimit(t *testing.T) {
+	durations := map[string]float64{"TestFast": 0.01, "TestSlow": 2}
+	limit := 45 * time.Second
+	for _, tc := range []struct {
+		tests []string
+		want  time.Duration
+	}{
+		{[]string{"TestFast"}, TimeoutFactor*10*time.Millisecond + TimeoutSlack},
+		{[]string{"TestFast", "TestSlow"}, TimeoutFactor*2010*time.Millisecond + TimeoutSlack},
+		{[]string{"TestSlow", "TestSlow", "TestSlow"}, limit},
+	} {
+		if got := limitOf(tc.tests, durations, limit); got != tc.want {
+			t.Errorf("limitOf(%v) = %v, want %v", tc.tests, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/fencelab/fencelab/internal/text"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,6 +24,19 @@ func limitFor(cfg Config, baseline time.Duration) time.Duration {
 		return cfg.Timeout
 	}
 	return TimeoutFactor*baseline + TimeoutSlack
+}
+
+// limitOf returns the limit of an early-kill run of some of the tests:
+// TimeoutFactor times their baseline durations plus TimeoutSlack, at most
+// limit. A hang in a test that takes milliseconds is stopped in seconds,
+// not at the limit of the whole suite.
+func limitOf(tests []string, durations map[string]float64, limit time.Duration) time.Duration {
+	var sum float64
+	for _, t := range tests {
+		sum += durations[t]
+	}
+	ms := time.Duration(math.Round(sum*1000)) * time.Millisecond
+	return min(limit, TimeoutFactor*ms+TimeoutSlack)
 }
 
 // runMutants runs every prepared mutant, cfg.Jobs at a time, and returns

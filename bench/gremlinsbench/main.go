@@ -65,6 +65,10 @@ type result struct {
 	wall                                          time.Duration
 	killedByOp                                    map[string]int // by mutate's operator name
 	verdicts                                      string         // every mutant's verdict, to compare rounds
+	// sites are the places of the mutants of the shared operators,
+	// "file:line:operator" (the file's base name, mutate's operator
+	// name), and whether a mutant there was killed.
+	sites map[string]bool
 }
 
 func (r result) perMutant() time.Duration {
@@ -164,12 +168,16 @@ func runMutate(mutate, dir string, t target) (result, error) {
 	r := result{
 		tool: "mutate", target: t.name, wall: wall,
 		mutants: s.Total, killed: s.Killed, survived: s.Survived, notCovered: s.NotCovered, timout: s.Timeout,
-		other: len(rep.Dropped) + s.Crashed, killedByOp: map[string]int{},
+		other: len(rep.Dropped) + s.Crashed, killedByOp: map[string]int{}, sites: map[string]bool{},
 	}
 	var verdicts []string
 	for _, m := range rep.Mutants {
 		if m.Status == report.Killed {
 			r.killedByOp[m.Operator]++
+		}
+		if slices.Contains(slices.Collect(maps.Values(sharedOps)), m.Operator) {
+			site := fmt.Sprintf("%s:%d:%s", filepath.Base(m.File), m.Line, m.Operator)
+			r.sites[site] = r.sites[site] || m.Status == report.Killed
 		}
 		verdicts = append(verdicts, m.ID+"="+string(m.Status))
 	}
@@ -210,11 +218,15 @@ func runGremlins(gremlins, dir string, t target) (result, error) {
 	if err := json.Unmarshal(data, &g); err != nil {
 		return result{}, err
 	}
-	r := result{tool: "gremlins", target: t.name, wall: wall, killedByOp: map[string]int{}}
+	r := result{tool: "gremlins", target: t.name, wall: wall, killedByOp: map[string]int{}, sites: map[string]bool{}}
 	var verdicts []string
 	for _, f := range g.Files {
 		for _, m := range f.Mutations {
 			r.mutants++
+			if op, ok := sharedOps[m.Type]; ok {
+				site := fmt.Sprintf("%s:%d:%s", filepath.Base(f.Name), m.Line, op)
+				r.sites[site] = r.sites[site] || m.Status == "KILLED"
+			}
 			switch m.Status {
 			case "KILLED":
 				r.killed++
@@ -282,6 +294,31 @@ func print(results []result) {
 		if per["mutate"] > 0 && per["gremlins"] > 0 {
 			fmt.Fprintf(w, "%s\tgremlins/mutate per mutant: %.1f×\t\t\t\t\t\t\t\t\t\n", t.name, float64(per["gremlins"])/float64(per["mutate"]))
 		}
+		if m, g := lastOf(results, t.name, "mutate"), lastOf(results, t.name, "gremlins"); m != nil && g != nil {
+			// Sites both tools mutate: gremlins also counts a mutant that
+			// does not compile (a string's + made -) as killed, and mutates
+			// a unary minus twice (ARITHMETIC_BASE and INVERT_NEGATIVES).
+			var both, mk, gk int
+			var missed []string
+			for site, gKilled := range g.sites {
+				mKilled, ok := m.sites[site]
+				if !ok {
+					continue
+				}
+				both++
+				if mKilled {
+					mk++
+				}
+				if gKilled {
+					gk++
+					if !mKilled {
+						missed = append(missed, site)
+					}
+				}
+			}
+			slices.Sort(missed)
+			fmt.Fprintf(w, "%s\tsites of shared operators both tools mutate: %d, killed by mutate %d, by gremlins %d; killed by gremlins only: %v\t\t\t\t\t\t\t\t\t\n", t.name, both, mk, gk, missed)
+		}
 		if kills["mutate"] != nil && kills["gremlins"] != nil {
 			var parts []string
 			for _, op := range slices.Sorted(maps.Values(sharedOps)) {
@@ -291,6 +328,16 @@ func print(results []result) {
 		}
 	}
 	w.Flush()
+}
+
+// lastOf returns the last run of tool on target, or nil.
+func lastOf(results []result, target, tool string) *result {
+	for i := len(results) - 1; i >= 0; i-- {
+		if results[i].target == target && results[i].tool == tool {
+			return &results[i]
+		}
+	}
+	return nil
 }
 
 // median returns the median of f over rs (the lower of the two middle

@@ -25,7 +25,7 @@ var ErrInterrupted = errors.New("interrupted; temporary files removed, the sourc
 // cfg.AfterBaseline, then each of them), and are cached unless the tree
 // changed meanwhile.
 func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) {
-	key := p.key(ctx, cfg, true)
+	key, _ := p.keys(ctx, cfg)
 	results, missing, prior := p.cached(cfg, key)
 	if len(missing) == 0 {
 		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since they ran (-no-cache runs again)")
@@ -103,7 +103,7 @@ func (p *Prepared) subset(cfg Config, which []int) (*Prepared, Config) {
 // subtest included: from the cache when an unchanged tree ran, otherwise
 // from a run of the baseline.
 func (p *Prepared) TestNames(ctx context.Context, cfg Config) ([]string, error) {
-	key := p.key(ctx, cfg, false)
+	_, key := p.keys(ctx, cfg)
 	if !cfg.NoCache && key != "" {
 		if b, ok := cache.LoadBaseline(key); ok {
 			return b.TestNames, nil
@@ -129,20 +129,18 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// key returns the cache key of the tree of the target, with the settings
-// of cfg's runs of mutants or, without them, of its baseline alone; ""
-// when the cache cannot be used.
-func (p *Prepared) key(ctx context.Context, cfg Config, runs bool) string {
-	flags := map[string]string{"pkg": p.Target.Rel}
-	if runs {
-		flags["mode"], flags["timeout"], flags["full"] = string(cfg.mode()), cfg.Timeout.String(), strconv.FormatBool(cfg.Full)
-	}
-	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, flags)
+// keys returns the cache keys of the tree of the target: with the settings
+// of cfg's runs of mutants, and of its baseline alone; "" when the cache
+// cannot be used. Both come from one look at the tree.
+func (p *Prepared) keys(ctx context.Context, cfg Config) (runs, baseline string) {
+	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, map[string]string{"pkg": p.Target.Rel})
 	if err != nil {
 		cfg.Progress.Printf("not using the cache: %v", err)
-		return ""
+		return "", ""
 	}
-	return in.Key()
+	baseline = in.Key()
+	in.Flags = map[string]string{"pkg": p.Target.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full)}
+	return in.Key(), baseline
 }
 
 // cached returns the result of each of p's mutants that the cache holds
@@ -174,7 +172,8 @@ func (p *Prepared) store(ctx context.Context, cfg Config, key string, rep *repor
 	if key == "" {
 		return
 	}
-	if now := p.key(ctx, cfg, true); now != key {
+	now, base := p.keys(ctx, cfg)
+	if now != key {
 		cfg.Progress.Printf("not caching the results: the sources changed during the run")
 		return
 	}
@@ -189,7 +188,7 @@ func (p *Prepared) store(ctx context.Context, cfg Config, key string, rep *repor
 	for _, m := range rep.Mutants {
 		cache.StoreMutant(cache.MutantKey(key, byID[m.ID]), m)
 	}
-	if base := p.key(ctx, cfg, false); base != "" {
+	if base != "" {
 		cache.StoreBaseline(base, rep.Baseline)
 	}
 }

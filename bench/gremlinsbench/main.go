@@ -56,6 +56,15 @@ var sharedOps = map[string]string{
 	"INVERT_NEGATIVES":      "negative",
 }
 
+// sharedOperator says which of mutate's operators sharedOps names.
+var sharedOperator = func() map[string]bool {
+	set := map[string]bool{}
+	for _, op := range sharedOps {
+		set[op] = true
+	}
+	return set
+}()
+
 // result is one run of one tool on one target.
 type result struct {
 	tool, target                                  string
@@ -175,7 +184,7 @@ func runMutate(mutate, dir string, t target) (result, error) {
 		if m.Status == report.Killed {
 			r.killedByOp[m.Operator]++
 		}
-		if slices.Contains(slices.Collect(maps.Values(sharedOps)), m.Operator) {
+		if sharedOperator[m.Operator] {
 			site := fmt.Sprintf("%s:%d:%s", filepath.Base(m.File), m.Line, m.Operator)
 			r.sites[site] = r.sites[site] || m.Status == report.Killed
 		}

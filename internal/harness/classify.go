@@ -77,8 +77,9 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		}
 	}
 	phases := [][]string{tests}
-	durations := b.durations()
+	var durations map[string]float64
 	if fast {
+		durations = b.durations()
 		phases = k.phases(a.Mutant.Target, tests, durations)
 	}
 	for i, phase := range phases {

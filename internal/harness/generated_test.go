@@ -32,23 +32,12 @@ func copyShop(t *testing.T) string {
 // runShop runs every generated mutant of the fixture in mode.
 func runShop(t *testing.T, dir string, mode Mode, full bool) *report.Report {
 	t.Helper()
-	ctx := t.Context()
 	src, err := mutation.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A limit of its own: one mutant loops for ever.
-	cfg := Config{Dir: dir, Package: ".", Mutants: src.Generate(), Mode: mode, Full: full, Jobs: 2, NoCache: true, Timeout: 2 * time.Second}
-	p, err := Prepare(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	rep, err := p.Run(ctx, cfg)
-	if err != nil {
-		t.Fatalf("Run() error = %v", err)
-	}
-	return rep
+	return prepareAndRun(t, Config{Dir: dir, Package: ".", Mutants: src.Generate(), Mode: mode, Full: full, Jobs: 2, NoCache: true, Timeout: 2 * time.Second})
 }
 
 // Selecting the tests by coverage and stopping generated mutants at their

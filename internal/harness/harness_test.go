@@ -102,20 +102,25 @@ func TestSize(t *testing.T) {
 	return dir
 }
 
-// runModule runs ms on the module of writeModule in mode.
-func runModule(t *testing.T, mode Mode, ms []*mutation.Mutant) *report.Report {
+// prepareAndRun prepares cfg's run and runs it.
+func prepareAndRun(t *testing.T, cfg Config) *report.Report {
 	t.Helper()
-	ctx := t.Context()
-	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2, NoCache: true}
-	p, err := Prepare(ctx, cfg)
+	p, err := Prepare(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	rep, err := p.Run(ctx, cfg)
+	rep, err := p.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)
 	}
+	return rep
+}
+
+// runModule runs ms on the module of writeModule in mode.
+func runModule(t *testing.T, mode Mode, ms []*mutation.Mutant) *report.Report {
+	t.Helper()
+	rep := prepareAndRun(t, Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2, NoCache: true})
 	if rep.Mode != string(mode) {
 		t.Errorf("Mode = %q, want %s", rep.Mode, mode)
 	}

@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -45,6 +46,9 @@ type Inputs struct {
 	Env     map[string]string `json:"env"`     // environment variables tests may read
 	Flags   map[string]string `json:"flags"`   // flags that change results
 	Harness string            `json:"harness"` // SHA-256 of the mutate program
+
+	root string   // the module root
+	dirs []string // the directories whose files are in Files
 }
 
 // mutantDef is the part of a mutant that the results depend on.
@@ -82,36 +86,27 @@ func (in Inputs) Key() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// goEnvNames are the go env values that change what a build or a test does.
-var goEnvNames = []string{"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOARM64", "GOWORK"}
+// GoEnvNames are the go env values that change what a build or a test
+// does: Collect needs them.
+var GoEnvNames = []string{"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOARM64", "GOWORK"}
 
 // Collect gathers the inputs of a run on the package pkg (as go names it)
-// of the module at moduleDir, with flags that change results.
-func Collect(ctx context.Context, goCmd, moduleDir, pkg string, flags map[string]string) (Inputs, error) {
+// of the module at moduleDir, with the go command's settings goEnv (at
+// least GoEnvNames) and flags that change results.
+func Collect(ctx context.Context, goCmd, moduleDir, pkg string, goEnv, flags map[string]string) (Inputs, error) {
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	in := Inputs{Files: map[string]string{}, GoEnv: map[string]string{}, Env: map[string]string{}, Flags: flags}
-	dirs, err := moduleDirs(ctx, goCmd, moduleDir, pkg)
-	if err != nil {
+	in := Inputs{GoEnv: map[string]string{}, Env: map[string]string{}, Flags: flags, root: moduleDir}
+	var err error
+	if in.dirs, err = moduleDirs(ctx, goCmd, moduleDir, pkg); err != nil {
 		return in, err
 	}
-	for _, dir := range dirs {
-		if err := hashDir(moduleDir, dir, in.Files); err != nil {
-			return in, err
-		}
+	if in.Files, err = in.hash(); err != nil {
+		return in, err
 	}
-	for _, name := range []string{"go.mod", "go.sum"} {
-		if err := hashFile(moduleDir, filepath.Join(moduleDir, name), in.Files); err != nil && !os.IsNotExist(err) {
-			return in, err
-		}
-	}
-	out, err := exec.CommandContext(ctx, goCmd, append([]string{"env", "-json"}, goEnvNames...)...).Output()
-	if err != nil {
-		return in, fmt.Errorf("go env: %w", err)
-	}
-	if err := json.Unmarshal(out, &in.GoEnv); err != nil {
-		return in, fmt.Errorf("go env: %w", err)
+	for _, name := range GoEnvNames {
+		in.GoEnv[name] = goEnv[name]
 	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -123,6 +118,30 @@ func Collect(ctx context.Context, goCmd, moduleDir, pkg string, flags map[string
 		return in, err
 	}
 	return in, nil
+}
+
+// hash hashes the files of the module that in covers, as they are now.
+func (in Inputs) hash() (map[string]string, error) {
+	files := map[string]string{}
+	for _, dir := range in.dirs {
+		if err := hashDir(in.root, dir, files); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range []string{"go.mod", "go.sum"} {
+		if err := hashFile(in.root, filepath.Join(in.root, name), files); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// Rehash returns in with its files hashed again: if one of them changed
+// since Collect, its key differs.
+func (in Inputs) Rehash() (Inputs, error) {
+	files, err := in.hash()
+	in.Files = files
+	return in, err
 }
 
 // moduleDirs lists the directories of the packages of the main module that
@@ -194,8 +213,8 @@ func hashFile(root, path string, sums map[string]string) error {
 }
 
 // executableHash identifies the running mutate program: a change to the
-// harness or to the catalog is a change of results.
-func executableHash() (string, error) {
+// harness or to the catalog is a change of results. It is hashed once.
+var executableHash = sync.OnceValues(func() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
@@ -205,6 +224,30 @@ func executableHash() (string, error) {
 		return "", err
 	}
 	return sums[filepath.Base(exe)], nil
+})
+
+// Tool returns the path of the go command's tool name (such as test2json)
+// for the toolchain of goEnv (GOROOT, GOVERSION, GOCACHE): the one kept
+// from an earlier call if it is still there, or else what find returns,
+// which is kept. Asking go for a tool costs a check of its build.
+func Tool(name string, goEnv map[string]string, find func() (string, error)) (string, error) {
+	data, err := json.Marshal([]string{name, goEnv["GOROOT"], goEnv["GOVERSION"], goEnv["GOCACHE"], goEnv["GOOS"], goEnv["GOARCH"]})
+	if err != nil {
+		panic(err) // strings always marshal
+	}
+	sum := sha256.Sum256(data)
+	key := "tool-" + hex.EncodeToString(sum[:])
+	var path string
+	if load(key, &path) && filepath.IsAbs(path) {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return path, nil
+		}
+	}
+	if path, err = find(); err != nil {
+		return "", err
+	}
+	store(key, path)
+	return path, nil
 }
 
 // Dir returns the directory the results are kept in.

@@ -1,10 +1,12 @@
 package cache
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 )
@@ -40,14 +42,25 @@ func testMutants() []*mutation.Mutant {
 	return []*mutation.Mutant{{ID: "double", Target: "Four", Kind: mutation.Expr, Find: "util.Two() * 2", Replace: "util.Two() + 2"}}
 }
 
-// key returns the key of the first mutant of ms on the tree at dir.
-func key(t *testing.T, dir string, ms []*mutation.Mutant, flags map[string]string) string {
+// collect returns the inputs of the tree at dir, with the go command's
+// settings as they are now.
+func collect(t *testing.T, dir string, flags map[string]string) Inputs {
 	t.Helper()
-	in, err := Collect(t.Context(), "", dir, "./calc", flags)
+	goEnv, err := gotest.Env(t.Context(), "", GoEnvNames...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Collect(t.Context(), "", dir, "./calc", goEnv, flags)
 	if err != nil {
 		t.Fatalf("Collect() error = %v", err)
 	}
-	return MutantKey(in.Key(), ms[0])
+	return in
+}
+
+// key returns the key of the first mutant of ms on the tree at dir.
+func key(t *testing.T, dir string, ms []*mutation.Mutant, flags map[string]string) string {
+	t.Helper()
+	return MutantKey(collect(t, dir, flags).Key(), ms[0])
 }
 
 var flags = map[string]string{"pkg": "./calc", "mode": "switch", "timeout": "0s"}
@@ -153,10 +166,7 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 		if key(t, dir, testMutants(), flags) == base {
 			t.Error("GOEXPERIMENT left the key unchanged")
 		}
-		in, err := Collect(t.Context(), "", dir, "./calc", flags)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := collect(t, dir, flags)
 		if in.GoEnv["GOVERSION"] == "" {
 			t.Fatal("the key does not record the Go version")
 		}
@@ -166,10 +176,7 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 		}
 	})
 	t.Run("Harness", func(t *testing.T) {
-		in, err := Collect(t.Context(), "", dir, "./calc", flags)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := collect(t, dir, flags)
 		if in.Harness == "" {
 			t.Fatal("the key does not record the harness")
 		}
@@ -178,6 +185,78 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 			t.Error("another harness left the key unchanged")
 		}
 	})
+}
+
+// Rehash sees what changed in the files of the inputs since Collect, and
+// nothing else.
+func TestRehash_SeesAnEditOfTheTree(t *testing.T) {
+	dir := writeModule(t)
+	in := collect(t, dir, flags)
+	same, err := in.Rehash()
+	if err != nil {
+		t.Fatalf("Rehash() error = %v", err)
+	}
+	if same.Key() != in.Key() {
+		t.Fatal("Rehash() of an unchanged tree changed the key")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "util", "util.go"), []byte("package util\n\nfunc Two() int { return 3 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited, err := in.Rehash()
+	if err != nil {
+		t.Fatalf("Rehash() error = %v", err)
+	}
+	if edited.Key() == in.Key() || edited.Key() != collect(t, dir, flags).Key() {
+		t.Fatal("Rehash() after an edit of an imported package does not give the key Collect gives")
+	}
+	if err := os.Remove(filepath.Join(dir, "calc", "calc_test.go")); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := in.Rehash()
+	if err != nil {
+		t.Fatalf("Rehash() error = %v", err)
+	}
+	if removed.Key() == edited.Key() {
+		t.Fatal("Rehash() after a test file was removed left the key unchanged")
+	}
+}
+
+// Tool asks for a tool's path once per toolchain, and again when the file
+// it gave is gone.
+func TestTool_KeptWhileTheFileIsThere(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "test2json")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	find := func() (string, error) { asked++; return prog, nil }
+	env := map[string]string{"GOROOT": "/go", "GOVERSION": "go1.26.0", "GOCACHE": "/cache"}
+	for range 2 {
+		if got, err := Tool("test2json", env, find); err != nil || got != prog {
+			t.Fatalf("Tool() = %q, %v; want %q", got, err, prog)
+		}
+	}
+	if asked != 1 {
+		t.Fatalf("find was called %d times for one toolchain, want 1", asked)
+	}
+	env["GOVERSION"] = "go1.27.0"
+	if _, err := Tool("test2json", env, find); err != nil || asked != 2 {
+		t.Fatalf("another Go version: find called %d times in all (error %v), want 2", asked, err)
+	}
+	if err := os.Remove(prog); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Tool("test2json", env, find); err != nil || asked != 3 {
+		t.Fatalf("after the file was removed: find called %d times in all (error %v), want 3", asked, err)
+	}
+	failing := func() (string, error) { return "", errors.New("go tool: no test2json") }
+	env["GOVERSION"] = "go1.28.0"
+	if _, err := Tool("test2json", env, failing); err == nil || err.Error() != "go tool: no test2json" {
+		t.Fatalf("Tool() with a failing find: error %v, want find's", err)
+	}
 }
 
 func TestStoreLoad(t *testing.T) {

@@ -4,7 +4,9 @@
 // Mutated files never touch the source tree: they are written to a
 // temporary directory and handed to go with -overlay. Every run builds a
 // test binary first and then runs it, so that a run's time limit covers
-// the tests and never the compiler. In overlay mode each mutant gets a
+// the tests and never the compiler; test binaries are linked without DWARF
+// (-ldflags=-w), which nothing reads, unless GOFLAGS sets -ldflags. In
+// overlay mode each mutant gets a
 // build of its own. In switch mode one build holds every mutant at once
 // (see mutation.Switched), and its test binary runs once per mutant with
 // the mutant named in the environment; a mutant whose switched form does
@@ -17,10 +19,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -122,7 +126,7 @@ type Prepared struct {
 	Package   *mutation.Package
 	Applied   []*mutation.Applied
 	test2json string            // the test2json program
-	goEnv     map[string]string // go env GOVERSION, GOCACHE, GOMODCACHE, GOPATH
+	goEnv     map[string]string // go env: goEnvNames
 	tree      *fingerprint      // the module's files before anything ran
 	scratch   *scratch
 	tmp       string // the scratch directory
@@ -161,13 +165,22 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	env, err := gotest.Env(ctx, cfg.Go, goEnvNames...)
+	if err != nil {
+		return nil, err
+	}
 	sc, err := newScratch()
 	if err != nil {
 		return nil, err
 	}
-	p.scratch, p.tmp = sc, sc.dir
+	p.goEnv, p.scratch, p.tmp = env, sc, sc.dir
 	return p, nil
 }
+
+// goEnvNames are the go command's settings that runs need: those of the
+// cache's key, where go keeps its caches (for the sandboxes), and what
+// finds test2json.
+var goEnvNames = slices.Concat(cache.GoEnvNames, []string{"GOROOT", "GOCACHE", "GOMODCACHE", "GOPATH"})
 
 // Close kills what the runs' tests may have left running and removes the
 // temporary files of the runs.
@@ -190,20 +203,19 @@ func (p *Prepared) RelFile(a *mutation.Applied) string {
 }
 
 // setUp resolves, once, what runs need besides go: the test2json
-// program, go's settings, and the fingerprint of the module's files that
-// every run is checked against. Each is a go or git command or a walk of
-// the tree, so they go on at the same time.
+// program, and the fingerprint of the module's files that every run is
+// checked against. One is a go command at worst, the other a git command
+// and a walk of the tree, so they go on at the same time.
 func (p *Prepared) setUp(ctx context.Context, cfg Config) error {
 	if p.test2json != "" {
 		return nil
 	}
 	var (
-		wg                    sync.WaitGroup
-		t2jErr, envErr, fpErr error
+		wg            sync.WaitGroup
+		t2jErr, fpErr error
 	)
-	wg.Go(func() { p.test2json, t2jErr = gotest.Test2JSON(ctx, cfg.Go) })
 	wg.Go(func() {
-		p.goEnv, envErr = gotest.Env(ctx, cfg.Go, "GOVERSION", "GOCACHE", "GOMODCACHE", "GOPATH")
+		p.test2json, t2jErr = cache.Tool("test2json", p.goEnv, func() (string, error) { return gotest.Test2JSON(ctx, cfg.Go) })
 	})
 	wg.Go(func() {
 		if p.tree, fpErr = takeFingerprint(p.Target.ModuleDir, p.Target.Dir); fpErr != nil {
@@ -211,7 +223,7 @@ func (p *Prepared) setUp(ctx context.Context, cfg Config) error {
 		}
 	})
 	wg.Wait()
-	return errors.Join(t2jErr, envErr, fpErr)
+	return errors.Join(t2jErr, fpErr)
 }
 
 // checkTree returns an error if the module's files changed since setUp;

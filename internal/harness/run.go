@@ -25,8 +25,8 @@ var ErrInterrupted = errors.New("interrupted; temporary files removed, the sourc
 // cfg.AfterBaseline, then each of them), and are cached unless the tree
 // changed meanwhile.
 func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) {
-	key, _ := p.keys(ctx, cfg)
-	results, missing, prior := p.cached(cfg, key)
+	keys := p.keys(ctx, cfg)
+	results, missing, prior := p.cached(cfg, keys.runs)
 	if len(missing) == 0 {
 		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since they ran (-no-cache runs again)")
 		if cfg.AfterBaseline != nil {
@@ -60,7 +60,7 @@ func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) 
 	for i, j := range missing {
 		results[j] = rep.Mutants[i]
 	}
-	p.store(ctx, cfg, key, rep)
+	p.store(cfg, keys, rep)
 	rep.Mutants, rep.Summary = results, report.Summarize(results)
 	dropInvalid(cfg, rep)
 	return rep, nil
@@ -103,7 +103,7 @@ func (p *Prepared) subset(cfg Config, which []int) (*Prepared, Config) {
 // subtest included: from the cache when an unchanged tree ran, otherwise
 // from a run of the baseline.
 func (p *Prepared) TestNames(ctx context.Context, cfg Config) ([]string, error) {
-	_, key := p.keys(ctx, cfg)
+	key := p.keys(ctx, cfg).baseline
 	if !cfg.NoCache && key != "" {
 		if b, ok := cache.LoadBaseline(key); ok {
 			return b.TestNames, nil
@@ -129,18 +129,29 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// keys returns the cache keys of the tree of the target: with the settings
+// treeKeys are the cache keys of the tree of the target: with the settings
 // of cfg's runs of mutants, and of its baseline alone; "" when the cache
-// cannot be used. Both come from one look at the tree.
-func (p *Prepared) keys(ctx context.Context, cfg Config) (runs, baseline string) {
-	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, map[string]string{"pkg": p.Target.Rel})
+// cannot be used. Both come from one look at the tree, in.
+type treeKeys struct {
+	in             cache.Inputs
+	runs, baseline string
+}
+
+// keys returns the cache keys of the tree of the target as it is now.
+func (p *Prepared) keys(ctx context.Context, cfg Config) treeKeys {
+	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel})
 	if err != nil {
 		cfg.Progress.Printf("not using the cache: %v", err)
-		return "", ""
+		return treeKeys{}
 	}
-	baseline = in.Key()
+	return p.keysOf(cfg, in)
+}
+
+func (p *Prepared) keysOf(cfg Config, in cache.Inputs) treeKeys {
+	k := treeKeys{in: in, baseline: in.Key()}
 	in.Flags = map[string]string{"pkg": p.Target.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full)}
-	return in.Key(), baseline
+	k.runs = in.Key()
+	return k
 }
 
 // cached returns the result of each of p's mutants that the cache holds
@@ -163,17 +174,17 @@ func (p *Prepared) cached(cfg Config, key string) (results []report.Mutant, miss
 	return results, missing, prior
 }
 
-// store keeps the results of a fresh run under key, each mutant's on its
-// own, and its baseline under the baseline's key, unless the tree changed
-// since the key was made: go read the sources after that, so the results
-// might be those of an edited tree. A cache that cannot be written is no
-// error.
-func (p *Prepared) store(ctx context.Context, cfg Config, key string, rep *report.Report) {
+// store keeps the results of a fresh run under the keys made before it ran,
+// each mutant's on its own, and its baseline under the baseline's key,
+// unless the tree changed since the keys were made: go read the sources
+// after that, so the results might be those of an edited tree. A cache
+// that cannot be written is no error.
+func (p *Prepared) store(cfg Config, keys treeKeys, rep *report.Report) {
+	key := keys.runs
 	if key == "" {
 		return
 	}
-	now, base := p.keys(ctx, cfg)
-	if now != key {
+	if now, err := keys.in.Rehash(); err != nil || p.keysOf(cfg, now).runs != key {
 		cfg.Progress.Printf("not caching the results: the sources changed during the run")
 		return
 	}
@@ -188,7 +199,5 @@ func (p *Prepared) store(ctx context.Context, cfg Config, key string, rep *repor
 	for _, m := range rep.Mutants {
 		cache.StoreMutant(cache.MutantKey(key, byID[m.ID]), m)
 	}
-	if base != "" {
-		cache.StoreBaseline(base, rep.Baseline)
-	}
+	cache.StoreBaseline(keys.baseline, rep.Baseline)
 }

@@ -25,13 +25,15 @@ type canned struct {
 
 	mu     sync.Mutex
 	builds int
-	runs   []string // the active mutant of each run, in order
+	flags  [][]string // the build flags of each build
+	runs   []string   // the active mutant of each run, in order
 }
 
-func (c *canned) Build(ctx context.Context, _ gotest.Compile, _ string) error {
+func (c *canned) Build(ctx context.Context, comp gotest.Compile, _ string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.builds++
+	c.flags = append(c.flags, comp.Flags)
 	return ctx.Err()
 }
 
@@ -129,6 +131,38 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 	}
 	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
 		t.Errorf("CoveredBy = %v, want [TestMax]", got)
+	}
+}
+
+// Test binaries link without DWARF, which nothing reads, unless the user's
+// GOFLAGS says how to link.
+func TestBuild_NoDWARFUnlessGOFLAGSSetsLdflags(t *testing.T) {
+	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
+	for _, tc := range []struct {
+		goflags string
+		want    bool
+	}{{"", true}, {"-mod=mod", true}, {"-ldflags=-X=main.version=1", false}} {
+		t.Run(tc.goflags, func(t *testing.T) {
+			t.Setenv("GOFLAGS", tc.goflags)
+			r := cannedRunner()
+			cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r, Mode: ModeOverlay}
+			p, err := Prepare(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if _, err := p.Run(t.Context(), cfg); err != nil {
+				t.Fatalf("Run() error = %v", err)
+			}
+			if len(r.flags) != 2 {
+				t.Fatalf("%d builds, want 2 (the baseline's, the mutant's)", len(r.flags))
+			}
+			for _, flags := range r.flags {
+				if got := slices.Contains(flags, "-ldflags=-w"); got != tc.want {
+					t.Errorf("GOFLAGS=%q: build flags %q; -ldflags=-w among them: %v, want %v", tc.goflags, flags, got, tc.want)
+				}
+			}
+		})
 	}
 }
 

@@ -21,6 +21,10 @@ type Compile struct {
 	// Stderr, if set, receives each line that go writes to stderr while
 	// it works, such as "go: downloading example.com/m v1.2.3".
 	Stderr func(line string)
+	// Keep, if set, is where the binary stays from one build to the next,
+	// a path of its own in a directory of its own: go links it again only
+	// when something it is made of changed, and Build copies it to out.
+	Keep string
 }
 
 // BuildError is returned when the package or its tests do not compile.
@@ -45,6 +49,13 @@ type buildEvent struct {
 // means go could not do what it was asked (no such package, a module that
 // cannot load).
 func (c Compile) Build(ctx context.Context, out string) error {
+	if c.Keep != "" {
+		return c.buildKept(ctx, out)
+	}
+	return c.build(ctx, out)
+}
+
+func (c Compile) build(ctx context.Context, out string) error {
 	// vet says nothing about a mutant's verdict.
 	args := append([]string{"test", "-c", "-json", "-vet=off", "-o", out}, c.Flags...)
 	cmd := command(ctx, c.Go, append(args, c.Package)...)

@@ -21,7 +21,8 @@ func setProcAttr(cmd *exec.Cmd) {
 // that gets SIGKILL when cmd's context is done. A gentler signal would not
 // do: go tool and test2json start their children with SIGINT ignored.
 // Nothing is lost: every temporary file of a run, the go command's work
-// directory included, is under a directory the harness removes.
+// directory included, is under a directory that is removed when the run
+// ends (the scratch directory, or the work directory of a kept binary).
 func killGroupOnCancel(cmd *exec.Cmd) {
 	setProcAttr(cmd)
 	cmd.Cancel = func() error {

@@ -90,7 +90,7 @@ func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 		err      error
 		setUpErr error
 	)
-	wg.Go(func() { bin, err = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil) })
+	wg.Go(func() { bin, err = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil, true) })
 	wg.Go(func() { setUpErr = p.setUp(ctx, cfg) })
 	invalid := p.typeCheck(ctx, cfg)
 	for _, a := range p.Applied {
@@ -102,6 +102,9 @@ func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 		wg.Go(func() { sb = buildSwitched(ctx, cfg, p, invalid) })
 	}
 	wg.Wait()
+	if root := keptRoot(); root != "" {
+		gotest.TrimKept(root, keptBinaries) // a cache it cannot trim is no error
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -2,8 +2,11 @@ package harness
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,14 +14,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 )
 
 // build compiles the test binary of the target with files (absolute path:
 // source) overlaid on the package, none for the reference, into dir. A
-// package that does not compile gives a *gotest.BuildError.
-func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[string][]byte) (string, error) {
+// package that does not compile gives a *gotest.BuildError. With keep, the
+// binary also stays in the cache directory until a build of the same
+// sources asks for it again (the plain and the switched build of a
+// package, which runs repeat): go then checks it rather than link it anew.
+func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[string][]byte, keep bool) (string, error) {
 	env, err := tempEnv(dir)
 	if err != nil {
 		return "", err
@@ -41,7 +48,38 @@ func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[
 		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env,
 		Stderr: goStderr(cfg.Progress),
 	}
+	if keep {
+		c.Keep = p.keptPath(files)
+	}
 	return bin, cfg.runner().Build(ctx, c, bin)
+}
+
+// keptBinaries is how many test binaries the cache directory keeps.
+const keptBinaries = 12
+
+// keptRoot returns the directory of the kept test binaries; "" if there is
+// no cache directory.
+func keptRoot() string {
+	dir, err := cache.Dir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "bin")
+}
+
+// keptPath returns where the test binary of the target with files
+// overlaid is kept; "" if nowhere.
+func (p *Prepared) keptPath(files map[string][]byte) string {
+	root := keptRoot()
+	if root == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q\n", p.Target.ModuleDir, p.Target.ImportPath)
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%q %x\n", path, sha256.Sum256(files[path]))
+	}
+	return filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:32], "pkg.test")
 }
 
 // exec runs a test binary in a sandbox of its own under dir, with env
@@ -102,7 +140,7 @@ func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[str
 		if len(sw.Included) == 0 {
 			return &switchedBuild{sw: sw}
 		}
-		bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "switch", strconv.Itoa(attempt)), sw.Files)
+		bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "switch", strconv.Itoa(attempt)), sw.Files, true)
 		if err == nil {
 			return &switchedBuild{sw: sw, bin: bin}
 		}

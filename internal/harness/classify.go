@@ -65,7 +65,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		}
 	} else {
 		var err error
-		bin, err = p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated})
+		bin, err = p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated}, false)
 		var be *gotest.BuildError
 		if errors.As(err, &be) {
 			r.Status, r.Output = report.BuildFailed, be.Output

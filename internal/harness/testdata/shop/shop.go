@@ -3,6 +3,8 @@
 // test, a loop that a mutant makes endless, and a function no test calls.
 package shop
 
+import "time"
+
 // Line is an item of an order.
 type Line struct {
 	Name  string
@@ -22,10 +24,13 @@ func Total(lines []Line) int {
 	return total
 }
 
-// Count counts down from n and returns how many steps it took.
+// Count waits for n ticks of a millisecond, counting down, and returns how
+// many steps it took. The mutant that makes the loop endless waits rather
+// than spins: its timeout costs no CPU.
 func Count(n int) int {
 	steps := 0
 	for n > 0 {
+		time.Sleep(time.Millisecond) //mutate:ignore
 		n--
 		steps++
 	}

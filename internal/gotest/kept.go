@@ -39,8 +39,8 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 	if err := c.build(ctx, c.Keep); err != nil {
 		return err
 	}
-	now := time.Now()
-	if err := os.Chtimes(c.Keep, now, now); err != nil { // the most recently used
+	now := time.Now() // the directory's time is when it was last used
+	if err := os.Chtimes(filepath.Dir(c.Keep), now, now); err != nil {
 		return err
 	}
 	return modcopy.File(c.Keep, out)
@@ -48,7 +48,8 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 
 // TrimKept removes from root, a directory of kept binaries each in a
 // directory of its own (see Compile.Keep), all but the n most recently
-// used, leaving alone any that a build is using.
+// used (by the time of their directories), leaving alone any that a build
+// is using.
 func TrimKept(root string, n int) error {
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -63,21 +64,9 @@ func TrimKept(root string, n int) error {
 	}
 	var all []kept
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if info, err := e.Info(); err == nil && e.IsDir() {
+			all = append(all, kept{filepath.Join(root, e.Name()), info.ModTime()})
 		}
-		dir := filepath.Join(root, e.Name())
-		info, err := os.Stat(dir)
-		if err != nil {
-			continue
-		}
-		used := info.ModTime()
-		if bins, _ := filepath.Glob(filepath.Join(dir, "*.test")); len(bins) > 0 {
-			if bi, err := os.Stat(bins[0]); err == nil {
-				used = bi.ModTime()
-			}
-		}
-		all = append(all, kept{dir, used})
 	}
 	slices.SortFunc(all, func(a, b kept) int { return b.used.Compare(a.used) })
 	var errs []error

@@ -107,7 +107,7 @@ func TestTrimKept_KeepsTheNewestAndThoseInUse(t *testing.T) {
 			t.Fatal(err)
 		}
 		used := now.Add(-time.Duration(i) * time.Hour)
-		if err := os.Chtimes(bin, used, used); err != nil {
+		if err := os.Chtimes(dir, used, used); err != nil {
 			t.Fatal(err)
 		}
 	}

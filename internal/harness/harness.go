@@ -4,14 +4,16 @@
 // Mutated files never touch the source tree: they are written to a
 // temporary directory and handed to go with -overlay. Every run builds a
 // test binary first and then runs it, so that a run's time limit covers
-// the tests and never the compiler; test binaries are linked without DWARF
-// (-ldflags=-w), which nothing reads, unless GOFLAGS sets -ldflags. In
-// overlay mode each mutant gets a
-// build of its own. In switch mode one build holds every mutant at once
-// (see mutation.Switched), and its test binary runs once per mutant with
-// the mutant named in the environment; a mutant whose switched form does
-// not compile falls back to a build of its own. The temporary directory is
-// removed when the run ends, including when it is interrupted.
+// the tests and never the compiler. Test binaries are linked without DWARF
+// (-ldflags=-w), which nothing reads, unless GOFLAGS sets -ldflags; the
+// plain and the switched one of a package are kept in the cache directory,
+// so that go links them again only when something changed. In overlay
+// mode each mutant gets a build of its own. In switch mode one build holds
+// every mutant at once (see mutation.Switched), and its test binary runs
+// once per mutant with the mutant named in the environment; a mutant whose
+// switched form does not compile falls back to a build of its own. The
+// temporary directory is removed when the run ends, including when it is
+// interrupted.
 package harness
 
 import (

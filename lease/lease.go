@@ -252,8 +252,10 @@ var wantColumns = []column{
 // UNIQUE, that no pragma shows), then triggers and indexes on it. A file
 // without a jobs table passes.
 func checkSchema(ctx context.Context, tx *sql.Tx) error {
-	var kind, def string
-	err := tx.QueryRowContext(ctx, `SELECT type, sql FROM sqlite_schema WHERE name = 'jobs'`).Scan(&kind, &def)
+	// SQLite's names are case-insensitive: "Jobs" is the table that the
+	// package's statements read and write.
+	var kind, name, def string
+	err := tx.QueryRowContext(ctx, `SELECT type, name, sql FROM sqlite_schema WHERE name = 'jobs' COLLATE NOCASE`).Scan(&kind, &name, &def)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -278,20 +280,20 @@ func checkSchema(ctx context.Context, tx *sql.Tx) error {
 	if normalize(def) != normalize(schema) {
 		return fmt.Errorf("%w: it is defined as %q, want %q", ErrSchema, normalize(def), normalize(schema))
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'jobs' AND type IN ('trigger', 'index') ORDER BY type, name`)
+	rows, err := tx.QueryContext(ctx, `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'jobs' COLLATE NOCASE AND type IN ('trigger', 'index') ORDER BY type, name`)
 	if err != nil {
 		return fmt.Errorf("read jobs table: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var typ, name string
-		if err := rows.Scan(&typ, &name); err != nil {
+		var typ, other string
+		if err := rows.Scan(&typ, &other); err != nil {
 			return fmt.Errorf("read jobs table: %w", err)
 		}
 		// The primary key's own index is SQLite's; any other changes
 		// what a write does or refuses.
-		if name != "sqlite_autoindex_jobs_1" {
-			return fmt.Errorf("%w: %s %s on it is not one this package creates", ErrSchema, typ, name)
+		if other != "sqlite_autoindex_"+name+"_1" {
+			return fmt.Errorf("%w: %s %s on it is not one this package creates", ErrSchema, typ, other)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -235,6 +235,11 @@ func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
 		{"LastColumnOfAnotherType", []string{strings.Replace(jobsDDL, "done   INTEGER", "done   TEXT", 1)}, "column 6"},
 		{"GeneratedColumn", []string{strings.Replace(jobsDDL, "\n)", ",\n\tlate INTEGER GENERATED ALWAYS AS (until > 0)\n)", 1)}, "7 columns"},
 		{"ViewNamedJobs", []string{`CREATE VIEW jobs AS SELECT 1 AS id`}, "jobs is a view"},
+		// SQLite's names are case-insensitive: the package reads and
+		// writes these as its own.
+		{"TableNamedInOtherCase", []string{strings.Replace(strings.Replace(jobsDDL, "TABLE jobs", "TABLE Jobs", 1), "TEXT PRIMARY KEY", "TEXT PRIMARY KEY COLLATE NOCASE", 1)}, "collate nocase"},
+		{"TriggerOnJOBS", []string{jobsDDL, `CREATE TRIGGER reset AFTER UPDATE OF owner ON JOBS WHEN new.owner IS NULL BEGIN UPDATE jobs SET fence = 0 WHERE id = new.id; END`}, "trigger reset"},
+		{"ViewNamedJOBS", []string{`CREATE VIEW JOBS AS SELECT 1 AS id`}, "jobs is a view"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path, before := createJobs(t, tc.ddl...)
@@ -257,9 +262,11 @@ func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
 }
 
 func TestOpen_AcceptsTheTableItCreatesWrittenByHand(t *testing.T) {
-	path, _ := createJobs(t, jobsDDL, `INSERT INTO jobs(id, fence) VALUES('job', 4)`)
-	s := openAt(t, path)
-	wantState(t, s, lease.Job{ID: "job", Fence: 4})
+	for _, ddl := range []string{jobsDDL, strings.Replace(jobsDDL, "TABLE jobs", "TABLE Jobs", 1)} {
+		path, _ := createJobs(t, ddl, `INSERT INTO jobs(id, fence) VALUES('job', 4)`)
+		s := openAt(t, path)
+		wantState(t, s, lease.Job{ID: "job", Fence: 4})
+	}
 }
 
 func TestOpen_ErrorNamesThePackageOnce(t *testing.T) {

@@ -174,8 +174,12 @@ func prepare(ctx context.Context, db *sql.DB) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	// The WAL switch needs the file to itself, and SQLite does not call
-	// the busy handler for it.
+	// The WAL switch needs the file to itself, and SQLite calls no busy
+	// handler for it when another connection has begun to write (as
+	// another Open may have, since the commit).
+	if testHookBeforeWAL != nil {
+		testHookBeforeWAL()
+	}
 	var mode string
 	err = retryBusy(ctx, deadline, func() error {
 		return conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
@@ -188,6 +192,10 @@ func prepare(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
+
+// testHookBeforeWAL, set by a test, runs between prepare's commit and the
+// switch to WAL.
+var testHookBeforeWAL func()
 
 // beginImmediate begins a BEGIN IMMEDIATE transaction on conn, waiting for
 // another writer until deadline or the end of ctx: SQLite's busy handler

@@ -124,6 +124,14 @@ func TestOpen_RejectsJobsTableOfAnotherShape(t *testing.T) {
 // pinned connection; the returned function commits it.
 func holdWriteLock(t *testing.T, path string) (commit func()) {
 	t.Helper()
+	return holdLock(t, path, "BEGIN IMMEDIATE", "CREATE TABLE IF NOT EXISTS other(x)")
+}
+
+// holdLock runs statements on a connection of its own to the file at path
+// (a transaction that they begin keeps its locks), and returns the
+// function that commits.
+func holdLock(t *testing.T, path string, stmts ...string) (commit func()) {
+	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +141,10 @@ func holdWriteLock(t *testing.T, path string) (commit func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(t.Context(), "CREATE TABLE IF NOT EXISTS other(x)"); err != nil {
-		t.Fatal(err)
+	for _, stmt := range stmts {
+		if _, err := conn.ExecContext(t.Context(), stmt); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return func() {
 		if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
@@ -147,9 +154,11 @@ func holdWriteLock(t *testing.T, path string) (commit func()) {
 	}
 }
 
-func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
-	path := newPath(t)
-	commit := holdWriteLock(t, path)
+// openWhileLocked opens the file at path while another connection holds a
+// lock, lets Open meet the lock, ends it, and returns what Open returned:
+// Open must wait for the lock rather than fail with SQLITE_BUSY.
+func openWhileLocked(t *testing.T, path string, commit func()) *lease.Store {
+	t.Helper()
 	type opened struct {
 		s   *lease.Store
 		err error
@@ -159,18 +168,37 @@ func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
 		s, err := lease.Open(path)
 		done <- opened{s, err}
 	}()
-	// Give Open the time to meet the lock; it must wait for it rather than
-	// fail with SQLITE_BUSY (SQLite calls no busy handler for the switch
-	// to WAL).
 	time.Sleep(200 * time.Millisecond)
 	commit()
 	o := <-done
 	if o.err != nil {
-		t.Fatalf("Open(file with another writer) error = %v, want nil after the writer commits", o.err)
+		t.Fatalf("Open(file locked by another connection) error = %v, want nil once the lock ends", o.err)
 	}
-	defer o.s.Close()
-	enqueue(t, o.s, "job")
-	wantState(t, o.s, lease.Job{ID: "job"})
+	t.Cleanup(func() { o.s.Close() })
+	return o.s
+}
+
+func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
+	path := newPath(t)
+	s := openWhileLocked(t, path, holdWriteLock(t, path))
+	enqueue(t, s, "job")
+	wantState(t, s, lease.Job{ID: "job"})
+}
+
+// The switch to WAL needs the file to itself: a reader holds it up too.
+func TestOpen_WaitsForAReaderBeforeSwitchingToWAL(t *testing.T) {
+	path, _ := createJobs(t, jobsDDL, `INSERT INTO jobs(id, fence) VALUES('job', 2)`)
+	s := openWhileLocked(t, path, holdLock(t, path, "BEGIN", "SELECT count(*) FROM jobs"))
+	wantState(t, s, lease.Job{ID: "job", Fence: 2})
+	var mode string
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q (error %v), want wal", mode, err)
+	}
 }
 
 func TestOpenContext_GivesUpWhenTheContextEnds(t *testing.T) {

@@ -75,7 +75,13 @@ func check(ctx context.Context, c *call, args []string) error {
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
-		known := predict.Known{Mutants: reportIDs(rep), Tests: rep.Baseline.TestNames}
+		// A generated mutant dropped as not valid Go is still one that a
+		// file (a template) may predict.
+		ran := reportIDs(rep)
+		known := predict.Known{Mutants: ran, Required: ran, Tests: rep.Baseline.TestNames}
+		for _, d := range rep.Dropped {
+			known.Mutants = append(known.Mutants, d.ID)
+		}
 		if pfs, err = lp.load(known); err != nil {
 			return err
 		}
@@ -126,6 +132,9 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp 
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
+	// Predictions are compared with every test that fails: generated
+	// mutants run to the end too, as with -full.
+	rf.full = true
 	s, err := c.open(ctx, mf, rf, nil)
 	if err != nil {
 		return nil, nil, err

@@ -100,6 +100,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		}
 		r.TestSeconds += res.Wall
 		classify(&r, res, phase, runLimit)
+		r.FirstFailureOnly = fast && r.Status == report.Killed
 		if r.Status != report.Survived || i == len(phases)-1 {
 			break
 		}

@@ -3,6 +3,7 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -79,6 +80,9 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 		if f.Status == report.Killed && f.Operator != "" && len(f.FailedTests) > len(o.FailedTests) {
 			t.Errorf("%s: the early kill has more failing tests than the full run", f.ID)
 		}
+		if wantEarly := f.Status == report.Killed && f.Operator != ""; f.FirstFailureOnly != wantEarly || o.FirstFailureOnly {
+			t.Errorf("%s: first_failure_only %t with early kill, %t in full runs; want %t, false", f.ID, f.FirstFailureOnly, o.FirstFailureOnly, wantEarly)
+		}
 	}
 	// The fixture has survivors, a function no test calls, a line no test
 	// reaches, and a loop that never ends.
@@ -92,5 +96,25 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 		if m.ID == "total-boundary-1" && !slices.Equal(m.CoveredBy, []string{"TestTotal_DiscountFromTheThreshold", "TestTotal_NoDiscountBelowTheThreshold"}) {
 			t.Errorf("total-boundary-1 is covered by %v, want the two tests of Total", m.CoveredBy)
 		}
+	}
+}
+
+// An early-kill mutant runs first the tests that killed a mutant of its
+// function, then the fast tests, then the slow ones: one run each, in
+// source order within a run (as a test binary runs them).
+func TestKillers_PhasesTryTheNeighboursKillersThenTheFastTests(t *testing.T) {
+	k := newKillers()
+	tests := []string{"TestA", "TestSlow", "TestB", "TestC"}
+	durations := map[string]float64{"TestA": 0.01, "TestSlow": 2, "TestB": 0.02, "TestC": 0.5}
+	if got, want := k.phases("F", tests, durations), [][]string{{"TestA", "TestB"}, {"TestSlow", "TestC"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("phases before any kill = %v, want %v", got, want)
+	}
+	k.record("F", []string{"TestC/sub", "TestSlow"})
+	k.record("G", []string{"TestA"})
+	if got, want := k.phases("F", tests, durations), [][]string{{"TestSlow", "TestC"}, {"TestA", "TestB"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("phases after TestC/sub and TestSlow killed a mutant of F = %v, want %v", got, want)
+	}
+	if got, want := k.phases("G", []string{"TestA"}, durations), [][]string{{"TestA"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("phases of G = %v, want one phase, no empty ones: %v", got, want)
 	}
 }

@@ -152,7 +152,8 @@ func TestGenerate_StableIDs(t *testing.T) {
 func TestGenerate_SQL(t *testing.T) {
 	dir := t.TempDir()
 	src := "package q\n\nfunc Q(db interface{ Exec(string, ...any) (any, error) }) {\n" +
-		"\tdb.Exec(`UPDATE t SET a=? WHERE b=? AND c<>'x=y AND z' -- AND d=1\n ORDER BY e`)\n}\n"
+		"\tdb.Exec(`UPDATE t SET a=? WHERE b=? AND c<>'x=y AND z' -- AND d=1\n ORDER BY e`)\n" +
+		"\tdb.Exec(\"SELECT a FROM t WHERE until<=? OR until>0\")\n}\n"
 	if err := os.WriteFile(filepath.Join(dir, "q.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +168,8 @@ func TestGenerate_SQL(t *testing.T) {
 		"q-sql-negation-2: c<>'x=y AND z' => c='x=y AND z'",
 		"q-sql-where-1: WHERE b=? AND c<>'x=y AND z' => WHERE c<>'x=y AND z'",
 		"q-sql-where-2: WHERE b=? AND c<>'x=y AND z' => WHERE b=?",
+		"q-sql-boundary-1: until<=? => until<?",
+		"q-sql-boundary-2: until>0 => until>=0",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("SQL mutants:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

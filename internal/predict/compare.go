@@ -186,16 +186,23 @@ func (c *Class) AllExact() bool {
 
 // Comparable returns an error if a mutant of rep has a status that a
 // prediction cannot be compared with: a build failure or a timeout says
-// nothing about which tests fail.
+// nothing about which tests fail, and a run stopped at its first failing
+// test (early kill) does not say all of them.
 func Comparable(rep *report.Report) error {
-	var bad []string
+	var bad, early []string
 	for _, m := range rep.Mutants {
-		if m.Status != report.Killed && m.Status != report.Survived && m.Status != report.Crashed && m.Status != report.NotCovered {
+		switch {
+		case m.Status != report.Killed && m.Status != report.Survived && m.Status != report.Crashed && m.Status != report.NotCovered:
 			bad = append(bad, fmt.Sprintf("%s (%s)", m.ID, m.Status))
+		case m.FirstFailureOnly:
+			early = append(early, m.ID)
 		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("cannot compare predictions with mutants that timed out or do not compile: %s", strings.Join(bad, ", "))
+	}
+	if len(early) > 0 {
+		return fmt.Errorf("cannot compare predictions with mutants whose run stopped at the first failing test (run them with -full): %s", strings.Join(early, ", "))
 	}
 	return nil
 }

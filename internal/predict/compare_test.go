@@ -201,3 +201,15 @@ func TestComparable_RefusesTimeoutsAndBuildFailures(t *testing.T) {
 		t.Fatalf("Comparable() = %v", err)
 	}
 }
+
+// An early-kill run names the first test that failed, not all of them.
+func TestComparable_RefusesRunsStoppedAtTheFirstFailure(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{
+		{ID: "full", Status: report.Killed},
+		{ID: "early", Status: report.Killed, FirstFailureOnly: true},
+	}}
+	err := Comparable(rep)
+	if err == nil || err.Error() != "cannot compare predictions with mutants whose run stopped at the first failing test (run them with -full): early" {
+		t.Fatalf("Comparable() = %v", err)
+	}
+}

@@ -135,8 +135,12 @@ type Mutant struct {
 	// CoveredBy are the top-level tests that reach the mutant's site, the
 	// only ones its run needs; absent when that is not known (a mutant
 	// with a build of its own runs them all).
-	CoveredBy []string  `json:"covered_by,omitempty"`
-	Failures  []Failure `json:"failures"` // one per failed test, in the same order; never null
+	CoveredBy []string `json:"covered_by,omitempty"`
+	// FirstFailureOnly says that the run stopped at its first failing
+	// test (a generated mutant without -full): FailedTests is not the
+	// whole set that fails, and predictions cannot be compared with it.
+	FirstFailureOnly bool      `json:"first_failure_only,omitempty"`
+	Failures         []Failure `json:"failures"` // one per failed test, in the same order; never null
 	// Reason says, for a crashed or timed-out mutant, how its run ended;
 	// Running names the tests that had started and not finished then.
 	Reason      string   `json:"reason,omitempty"`

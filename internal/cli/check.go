@@ -133,8 +133,11 @@ func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp 
 		return nil, nil, err
 	}
 	// Predictions are compared with every test that fails: generated
-	// mutants run to the end too, as with -full.
-	rf.full = true
+	// mutants run to the end too, as with -full. (Catalog mutants always
+	// do, and their results in the cache are run's.)
+	if mf.generate {
+		rf.full = true
+	}
 	s, err := c.open(ctx, mf, rf, nil)
 	if err != nil {
 		return nil, nil, err

@@ -45,6 +45,7 @@ func TestOpen_EveryConnectionIsDurable(t *testing.T) {
 }
 
 func TestClaim_ReadsOnlyAfterTakingTheWriteLock(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	s, err := Open(path)

@@ -275,6 +275,7 @@ var lzModel = porcupine.Model{
 }
 
 func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
+	t.Parallel()
 	path := newPath(t)
 	s := openAt(t, path)
 	epoch := time.Now()

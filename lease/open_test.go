@@ -179,6 +179,7 @@ func openWhileLocked(t *testing.T, path string, commit func()) *lease.Store {
 }
 
 func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
+	t.Parallel()
 	path := newPath(t)
 	s := openWhileLocked(t, path, holdWriteLock(t, path))
 	enqueue(t, s, "job")
@@ -187,6 +188,7 @@ func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
 
 // The switch to WAL needs the file to itself: a reader holds it up too.
 func TestOpen_WaitsForAReaderBeforeSwitchingToWAL(t *testing.T) {
+	t.Parallel()
 	path, _ := createJobs(t, jobsDDL, `INSERT INTO jobs(id, fence) VALUES('job', 2)`)
 	s := openWhileLocked(t, path, holdLock(t, path, "BEGIN", "SELECT count(*) FROM jobs"))
 	wantState(t, s, lease.Job{ID: "job", Fence: 2})
@@ -202,6 +204,7 @@ func TestOpen_WaitsForAReaderBeforeSwitchingToWAL(t *testing.T) {
 }
 
 func TestOpenContext_GivesUpWhenTheContextEnds(t *testing.T) {
+	t.Parallel()
 	path := newPath(t)
 	commit := holdWriteLock(t, path)
 	defer commit()

@@ -10,7 +10,8 @@ import (
 
 // Another writer may begin between Open's commit and its switch to WAL, and
 // SQLite then fails the switch at once, calling no busy handler: Open must
-// wait for that writer as it waits at BEGIN.
+// wait for that writer as it waits at BEGIN. (Not parallel: it sets a
+// package variable that every Open reads.)
 func TestOpen_WaitsForAWriterThatBeginsJustBeforeTheSwitchToWAL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
@@ -30,7 +31,7 @@ func TestOpen_WaitsForAWriterThatBeginsJustBeforeTheSwitchToWAL(t *testing.T) {
 			t.Errorf("the other writer's BEGIN IMMEDIATE: %v", err)
 		}
 		go func() {
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond)
 			_, err := conn.ExecContext(context.Background(), "COMMIT")
 			committed <- err
 		}()

@@ -254,3 +254,41 @@ func TestSwitch_ArithmeticEvaluatesItsOperandsOnce(t *testing.T) {
 		}
 	}
 }
+
+// A method of a generic type is named by its type without its parameters
+// (Stack.Pop, as go doc names it), in every engine: apply, switch and
+// generate.
+func TestGenericMethods_ApplySwitchAndGenerate(t *testing.T) {
+	p := calc(t)
+	ms := []*Mutant{
+		{ID: "pop-empty", Target: "Stack.Pop", Kind: Expr, Find: "len(s.items) == 0", Replace: "len(s.items) <= 1"},
+		{ID: "key-zero", Target: "Pair.Key", Kind: Stmt, Find: "return p.key", Replace: "var zero K\nreturn zero"},
+	}
+	for _, m := range ms {
+		if _, err := p.Apply(m); err != nil {
+			t.Fatalf("Apply(%s) error = %v", m.ID, err)
+		}
+	}
+	sw, err := p.Switch(ms, nil)
+	if err != nil || !slices.Equal(sw.Included, []string{"pop-empty", "key-zero"}) {
+		t.Fatalf("Switch() = %v, %v; want both included", sw.Included, err)
+	}
+	src := string(sw.Files[filepath.Join(p.Dir, "calc.go")])
+	for _, want := range []string{
+		`if mutateOn("pop-empty") && (len(s.items) <= 1) || !mutateOn("pop-empty") && (len(s.items) == 0) {`,
+		"if mutateOn(\"key-zero\") {\n\t\tvar zero K\n\t\treturn zero\n\t} else {\n\t\treturn p.key\n\t}",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("switched calc.go lacks %q:\n%s", want, src)
+		}
+	}
+	var got []string
+	for _, m := range p.Generate() {
+		if m.Target == "Stack.Pop" || m.Target == "Pair.Key" {
+			got = append(got, m.ID)
+		}
+	}
+	if !slices.Contains(got, "stack-pop-negation-1") || !slices.Contains(got, "pair-key-zero-return-1") {
+		t.Errorf("generated ids of the generic methods = %v, want stack-pop-negation-1 and pair-key-zero-return-1 among them", got)
+	}
+}

@@ -43,3 +43,30 @@ func Clamp(x, lo, hi int) int {
 	}
 	return x
 }
+
+// Stack is a stack of items of any type.
+type Stack[T any] struct {
+	items []T
+}
+
+// Pop removes and returns the top item, and false when there is none.
+func (s *Stack[T]) Pop() (T, bool) {
+	var zero T
+	if len(s.items) == 0 {
+		return zero, false
+	}
+	top := s.items[len(s.items)-1]
+	s.items = s.items[:len(s.items)-1]
+	return top, true
+}
+
+// Pair is a key and a value.
+type Pair[K comparable, V any] struct {
+	key K
+	val V
+}
+
+// Key returns the pair's key.
+func (p Pair[K, V]) Key() K {
+	return p.key
+}

@@ -257,9 +257,7 @@ func decodeMutant(item yamlfile.Node) (*mutation.Mutant, yamlfile.Errors) {
 		}
 	}
 	if len(errs) == 0 {
-		if err := m.Check(); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, m.Problems()...)
 	}
 	return m, errs
 }

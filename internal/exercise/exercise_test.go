@@ -44,10 +44,12 @@ func TestLoadFile_EveryProblemWithItsPosition(t *testing.T) {
 	}
 	want := []string{
 		`testdata/files/many-problems.yaml:3:9: mutant Bad: id "Bad": use lower-case letters, digits and '-'`,
+		`testdata/files/many-problems.yaml:5:11: mutant Bad: unknown kind "exp": want one of body, expr, stmt, string`,
 		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, target, kind, find, replace, occurrence, line`,
 		`testdata/files/many-problems.yaml:8:5: mutant typo: missing field "target" (needs: id, target, kind, find, replace)`,
 		`testdata/files/many-problems.yaml:14:11: want a whole number, got a string`,
 		`testdata/files/many-problems.yaml:22:11: mutant broken: find is not a Go expr: line 1:8: expected operand, found 'EOF'`,
+		`testdata/files/many-problems.yaml:23:14: mutant broken: replace is not a Go expr: line 1:9: expected operand, found 'EOF'`,
 		`testdata/files/many-problems.yaml:29:9: mutant fine: duplicate id (first at line 24): ids must be unique`,
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {

@@ -87,34 +87,46 @@ func (m *Mutant) errorf(field, format string, args ...any) error {
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Check validates what needs no source code: the id, the kind, and that
-// both fragments are fragments of that kind.
+// both fragments are fragments of that kind. Its error joins every
+// problem (see Problems).
 func (m *Mutant) Check() error {
+	return errors.Join(m.Problems()...)
+}
+
+// Problems returns every problem that Check finds, each at the position of
+// its field when m was read from a file.
+func (m *Mutant) Problems() []error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, m.errorf(field, format, args...))
+	}
 	if !idPattern.MatchString(m.ID) {
-		return m.errorf("id", "id %q: use lower-case letters, digits and '-'", m.ID)
+		add("id", "id %q: use lower-case letters, digits and '-'", m.ID)
 	}
 	if m.Target == "" {
-		return m.errorf("target", "no target: name the function (Open, Store.Claim), method or package-level const or var to rewrite")
+		add("target", "no target: name the function (Open, Store.Claim), method or package-level const or var to rewrite")
 	}
 	k, ok := kinds[m.Kind]
 	if !ok {
-		return m.errorf("kind", "unknown kind %q: want one of %s", m.Kind, kindNames())
+		add("kind", "unknown kind %q: want one of %s", m.Kind, kindNames())
 	}
-	if m.Find == "" {
-		return m.errorf("find", "empty find: give the fragment of the code to replace")
-	}
-	if m.Find == m.Replace {
-		return m.errorf("replace", "replace is the same as find: the mutant would change nothing")
-	}
-	if err := k.parse(m.Find); err != nil {
-		return m.errorf("find", "find is not a Go %s: %v", m.Kind, err)
-	}
-	if err := k.parse(m.Replace); err != nil {
-		return m.errorf("replace", "replace is not a Go %s: %v", m.Kind, err)
+	switch {
+	case m.Find == "":
+		add("find", "empty find: give the fragment of the code to replace")
+	case m.Find == m.Replace:
+		add("replace", "replace is the same as find: the mutant would change nothing")
+	case ok:
+		if err := k.parse(m.Find); err != nil {
+			add("find", "find is not a Go %s: %v", m.Kind, err)
+		}
+		if err := k.parse(m.Replace); err != nil {
+			add("replace", "replace is not a Go %s: %v", m.Kind, err)
+		}
 	}
 	if m.Occurrence < 0 || m.Line < 0 {
-		return m.errorf("occurrence", "occurrence and line count from 1")
+		add("occurrence", "occurrence and line count from 1")
 	}
-	return nil
+	return errs
 }
 
 // Describe says in one line what m rewrites, and where: "expr `a > b` ->

@@ -205,8 +205,8 @@ type lzState struct {
 	Job    lease.Job
 }
 
-// lzModel is the contract as a sequential model for porcupine: the same
-// rules as the model test's, on one job.
+// lzModel is the contract as a sequential model for porcupine: the model
+// test's model (its operations), on one job.
 var lzModel = porcupine.Model{
 	Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
 		byJob := map[string][]porcupine.Operation{}
@@ -227,46 +227,27 @@ var lzModel = porcupine.Model{
 	Init: func() any { return lzState{} },
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(lzState), input.(lzInput), output.(lzOutput)
-		j := st.Job
-		live := st.Exists && j.Owner == in.Owner && j.Fence == in.Fence && !j.Done && j.Until > in.Now
+		m := model{}
+		if st.Exists {
+			m[in.Job] = st.Job
+		}
+		var ok bool
 		switch in.Op {
 		case "enqueue":
-			if out.OK != !st.Exists {
-				return false, st
-			}
-			if !st.Exists {
-				st = lzState{Exists: true, Job: lease.Job{ID: in.Job}}
-			}
-			return true, st
+			ok = out.OK == m.enqueue(in.Job)
 		case "claim":
-			if !st.Exists || j.Done || j.Until > in.Now {
-				return out.Fence == 0, st
-			}
-			st.Job.Owner, st.Job.Until, st.Job.Fence = in.Owner, in.Now+in.TTL, j.Fence+1
-			return out.Fence == st.Job.Fence, st
+			ok = out.Fence == m.claim(in.Job, in.Owner, in.Now, in.TTL)
 		case "renew":
-			if live {
-				st.Job.Until = in.Now + in.TTL
-			}
-			return out.OK == live, st
+			ok = out.OK == m.renew(in.Job, in.Owner, in.Fence, in.Now, in.TTL)
 		case "complete":
-			if live {
-				st.Job.Result, st.Job.Done = in.Result, true
-			}
-			return out.OK == live, st
+			ok = out.OK == m.complete(in.Job, in.Owner, in.Fence, in.Now, in.Result)
 		case "release":
-			ok := st.Exists && j.Owner == in.Owner && j.Fence == in.Fence && !j.Done
-			if ok {
-				st.Job.Owner, st.Job.Until = "", 0
-			}
-			return out.OK == ok, st
+			ok = out.OK == m.release(in.Job, in.Owner, in.Fence)
 		case "state":
-			if !st.Exists {
-				return !out.Found, st
-			}
-			return out.Found && out.State == j, st
+			ok = out.Found == st.Exists && (!st.Exists || out.State == st.Job)
 		}
-		return false, st
+		j, exists := m[in.Job]
+		return ok, lzState{Exists: exists, Job: j}
 	},
 	DescribeOperation: func(input, output any) string {
 		in, out := input.(lzInput), output.(lzOutput)

@@ -38,6 +38,57 @@ func (m model) live(id, owner string, fence int64, now float64) bool {
 	return ok && j.Owner == owner && j.Fence == fence && !j.Done && j.Until > now
 }
 
+// The contract's operations: each changes m as the store must change the
+// job, and returns what the store must return. The linearizability test
+// checks its histories against the same functions.
+
+func (m model) enqueue(id string) bool {
+	if _, ok := m[id]; ok {
+		return false
+	}
+	m[id] = lease.Job{ID: id}
+	return true
+}
+
+func (m model) claim(id, owner string, now, ttl float64) int64 {
+	if !m.claimable(id, now) {
+		return 0
+	}
+	fence := m[id].Fence + 1
+	m[id] = lease.Job{ID: id, Owner: owner, Until: now + ttl, Fence: fence}
+	return fence
+}
+
+func (m model) renew(id, owner string, fence int64, now, ttl float64) bool {
+	if !m.live(id, owner, fence, now) {
+		return false
+	}
+	j := m[id]
+	j.Until = now + ttl
+	m[id] = j
+	return true
+}
+
+func (m model) complete(id, owner string, fence int64, now float64, result string) bool {
+	if !m.live(id, owner, fence, now) {
+		return false
+	}
+	j := m[id]
+	j.Result, j.Done = result, true
+	m[id] = j
+	return true
+}
+
+func (m model) release(id, owner string, fence int64) bool {
+	j, ok := m[id]
+	if !ok || j.Owner != owner || j.Fence != fence || j.Done {
+		return false
+	}
+	j.Owner, j.Until = "", 0
+	m[id] = j
+	return true
+}
+
 type machine struct {
 	path  string
 	store *lease.Store
@@ -57,24 +108,15 @@ func (mc *machine) fence(t *rapid.T, id string) int64 {
 func (mc *machine) Enqueue(t *rapid.T) {
 	id := mc.id(t)
 	added, err := mc.store.Enqueue(t.Context(), id)
-	_, exists := mc.model[id]
-	if err != nil || added == exists {
-		t.Fatalf("Enqueue(%q) = %v, %v; want %v, nil", id, added, err, !exists)
-	}
-	if !exists {
-		mc.model[id] = lease.Job{ID: id}
+	if want := mc.model.enqueue(id); err != nil || added != want {
+		t.Fatalf("Enqueue(%q) = %v, %v; want %v, nil", id, added, err, want)
 	}
 }
 
 func (mc *machine) Claim(t *rapid.T) {
 	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
 	got, err := mc.store.Claim(t.Context(), id, owner, mc.now, ttl)
-	var want int64
-	if mc.model.claimable(id, mc.now) {
-		j := mc.model[id]
-		want = j.Fence + 1
-		mc.model[id] = lease.Job{ID: id, Owner: owner, Until: mc.now + ttl, Fence: want}
-	}
+	want := mc.model.claim(id, owner, mc.now, ttl)
 	if err != nil || got != want {
 		t.Fatalf("Claim(%q, %q, now=%v, ttl=%v) = %d, %v; want %d, nil", id, owner, mc.now, ttl, got, err, want)
 	}
@@ -84,12 +126,7 @@ func (mc *machine) Renew(t *rapid.T) {
 	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
 	fence := mc.fence(t, id)
 	got, err := mc.store.Renew(t.Context(), id, owner, fence, mc.now, ttl)
-	want := mc.model.live(id, owner, fence, mc.now)
-	if want {
-		j := mc.model[id]
-		j.Until = mc.now + ttl
-		mc.model[id] = j
-	}
+	want := mc.model.renew(id, owner, fence, mc.now, ttl)
 	if err != nil || got != want {
 		t.Fatalf("Renew(%q, %q, fence=%d, now=%v, ttl=%v) = %v, %v; want %v, nil", id, owner, fence, mc.now, ttl, got, err, want)
 	}
@@ -100,12 +137,7 @@ func (mc *machine) Complete(t *rapid.T) {
 	fence := mc.fence(t, id)
 	result := rapid.StringMatching(`[a-z]{0,3}`).Draw(t, "result")
 	got, err := mc.store.Complete(t.Context(), id, owner, fence, mc.now, result)
-	want := mc.model.live(id, owner, fence, mc.now)
-	if want {
-		j := mc.model[id]
-		j.Result, j.Done = result, true
-		mc.model[id] = j
-	}
+	want := mc.model.complete(id, owner, fence, mc.now, result)
 	if err != nil || got != want {
 		t.Fatalf("Complete(%q, %q, fence=%d, now=%v) = %v, %v; want %v, nil", id, owner, fence, mc.now, got, err, want)
 	}
@@ -115,12 +147,7 @@ func (mc *machine) Release(t *rapid.T) {
 	id, owner := mc.id(t), mc.owner(t)
 	fence := mc.fence(t, id)
 	got, err := mc.store.Release(t.Context(), id, owner, fence)
-	j, ok := mc.model[id]
-	want := ok && j.Owner == owner && j.Fence == fence && !j.Done
-	if want {
-		j.Owner, j.Until = "", 0
-		mc.model[id] = j
-	}
+	want := mc.model.release(id, owner, fence)
 	if err != nil || got != want {
 		t.Fatalf("Release(%q, %q, fence=%d) = %v, %v; want %v, nil", id, owner, fence, got, err, want)
 	}

@@ -25,8 +25,9 @@ func TestOpen_WaitsForAWriterThatBeginsJustBeforeTheSwitchToWAL(t *testing.T) {
 	}
 	defer conn.Close()
 	committed := make(chan error, 1)
+	hooked := false
 	testHookBeforeWAL = func() {
-		testHookBeforeWAL = nil
+		testHookBeforeWAL, hooked = nil, true
 		if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
 			t.Errorf("the other writer's BEGIN IMMEDIATE: %v", err)
 		}
@@ -42,6 +43,9 @@ func TestOpen_WaitsForAWriterThatBeginsJustBeforeTheSwitchToWAL(t *testing.T) {
 		t.Fatalf("Open(file whose other writer begins before the switch to WAL) error = %v, want nil once it commits", err)
 	}
 	defer s.Close()
+	if !hooked {
+		t.Fatal("Open() switched to WAL without passing the point between its commit and the switch")
+	}
 	if err := <-committed; err != nil {
 		t.Fatalf("the other writer's COMMIT: %v", err)
 	}

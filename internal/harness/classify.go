@@ -100,7 +100,6 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		}
 		r.TestSeconds += res.Wall
 		classify(&r, res, phase, runLimit)
-		r.FirstFailureOnly = fast && r.Status == report.Killed
 		if r.Status != report.Survived || i == len(phases)-1 {
 			break
 		}
@@ -108,6 +107,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 	r.Seconds = time.Since(start).Seconds()
 	switch {
 	case fast && r.Status == report.Killed:
+		r.FirstFailureOnly = true
 		k.record(a.Mutant.Target, r.FailedTests)
 	case !covered && r.Status == report.Survived:
 		// Every test ran, and none reaches the site.

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // White-box tests of what no return value shows: the settings of every
@@ -79,14 +78,19 @@ func TestClaim_ReadsOnlyAfterTakingTheWriteLock(t *testing.T) {
 		err   error
 	}
 	done := make(chan claimed, 1)
+	ctx = WaitWatch(ctx)
 	go func() {
 		f, err := s.Claim(ctx, "job", "A", 5, 10)
 		done <- claimed{f, err}
 	}()
-	// Give Claim the time to begin. Under BEGIN IMMEDIATE it waits for the
-	// lock and then reads B's grant; a DEFERRED transaction would read the
-	// job as free now and fail (or, worse, win) when it writes.
-	time.Sleep(200 * time.Millisecond)
+	// Under BEGIN IMMEDIATE, Claim waits for the lock and then reads B's
+	// grant. A DEFERRED transaction would read the job as free now and
+	// fail (or, worse, win) when it writes, without ever waiting.
+	select {
+	case <-Waiting(ctx):
+	case c := <-done:
+		t.Fatalf("Claim() while another claim held the write lock = %d, %v without waiting for the lock; want it to wait, then read B's grant", c.fence, c.err)
+	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		t.Fatal(err)
 	}

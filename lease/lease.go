@@ -177,8 +177,8 @@ func prepare(ctx context.Context, db *sql.DB) error {
 	// The WAL switch needs the file to itself, and SQLite calls no busy
 	// handler for it when another connection has begun to write (as
 	// another Open may have, since the commit).
-	if testHookBeforeWAL != nil {
-		testHookBeforeWAL()
+	if hook, ok := ctx.Value(beforeWALHook{}).(func()); ok {
+		hook()
 	}
 	var mode string
 	err = retryBusy(ctx, deadline, func() error {
@@ -193,9 +193,15 @@ func prepare(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// testHookBeforeWAL, set by a test, runs between prepare's commit and the
-// switch to WAL.
-var testHookBeforeWAL func()
+// beforeWALHook and waitHook are the keys of context values that tests
+// set, to order another connection's steps with Open's without guessing at
+// timing: a func() that prepare calls between its commit and the switch to
+// WAL, and one that retryBusy calls each time another connection's lock
+// makes it wait.
+type (
+	beforeWALHook struct{}
+	waitHook      struct{}
+)
 
 // beginImmediate begins a BEGIN IMMEDIATE transaction on conn, waiting for
 // another writer until deadline or the end of ctx: SQLite's busy handler
@@ -227,6 +233,9 @@ func retryBusy(ctx context.Context, deadline time.Time, f func() error) error {
 		var se *sqlite.Error
 		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
 			return err
+		}
+		if hook, ok := ctx.Value(waitHook{}).(func()); ok {
+			hook()
 		}
 		select {
 		case <-ctx.Done():

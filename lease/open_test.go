@@ -129,10 +129,12 @@ func holdWriteLock(t *testing.T, path string) (commit func()) {
 
 // holdLock runs statements on a connection of its own to the file at path
 // (a transaction that they begin keeps its locks), and returns the
-// function that commits.
+// function that commits and closes it.
 func holdLock(t *testing.T, path string, stmts ...string) (commit func()) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	// The commit, like any writer's, waits out the shared lock that a
+	// retry of Open's may hold for a moment.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,27 +150,40 @@ func holdLock(t *testing.T, path string, stmts ...string) (commit func()) {
 	}
 	return func() {
 		if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
-			t.Error(err)
+			t.Errorf("the other connection's COMMIT: %v", err)
 		}
+		// Closing the database, not only handing the connection back to
+		// its pool, ends a transaction that a failed COMMIT left open.
 		conn.Close()
+		db.Close()
 	}
 }
 
 // openWhileLocked opens the file at path while another connection holds a
-// lock, lets Open meet the lock, ends it, and returns what Open returned:
-// Open must wait for the lock rather than fail with SQLITE_BUSY.
+// lock, ends the lock once Open has met it and waits, and returns what
+// Open returned: Open must wait for the lock rather than fail with
+// SQLITE_BUSY.
 func openWhileLocked(t *testing.T, path string, commit func()) *lease.Store {
 	t.Helper()
 	type opened struct {
 		s   *lease.Store
 		err error
 	}
+	ctx := lease.WaitWatch(t.Context())
 	done := make(chan opened, 1)
 	go func() {
-		s, err := lease.Open(path)
+		s, err := lease.OpenContext(ctx, path)
 		done <- opened{s, err}
 	}()
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-lease.Waiting(ctx):
+	case o := <-done:
+		if o.err == nil {
+			o.s.Close()
+		}
+		commit()
+		t.Fatalf("Open(file locked by another connection) error = %v without waiting for the lock; want it to wait, then succeed", o.err)
+	}
 	commit()
 	o := <-done
 	if o.err != nil {
@@ -186,7 +201,8 @@ func TestOpen_WaitsForAnotherWriterOnANewFile(t *testing.T) {
 	wantState(t, s, lease.Job{ID: "job"})
 }
 
-// The switch to WAL needs the file to itself: a reader holds it up too.
+// A reader holds Open up too: its commit and its switch to WAL need the
+// file to themselves.
 func TestOpen_WaitsForAReaderBeforeSwitchingToWAL(t *testing.T) {
 	t.Parallel()
 	path, _ := createJobs(t, jobsDDL, `INSERT INTO jobs(id, fence) VALUES('job', 2)`)

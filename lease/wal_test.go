@@ -5,16 +5,19 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // Another writer may begin between Open's commit and its switch to WAL, and
 // SQLite then fails the switch at once, calling no busy handler: Open must
-// wait for that writer as it waits at BEGIN. (Not parallel: it sets a
-// package variable that every Open reads.)
+// wait for that writer as it waits at BEGIN. The other writer begins at
+// that very point and commits once Open waits for it (both hooks run on
+// Open's goroutine), whatever the timing.
 func TestOpen_WaitsForAWriterThatBeginsJustBeforeTheSwitchToWAL(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "jobs.db")
-	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	// The other writer's COMMIT waits out, as any writer's does, the shared
+	// lock that Open's retry may hold for a moment.
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,30 +27,30 @@ func TestOpen_WaitsForAWriterThatBeginsJustBeforeTheSwitchToWAL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	committed := make(chan error, 1)
-	hooked := false
-	testHookBeforeWAL = func() {
-		testHookBeforeWAL, hooked = nil, true
+	var began, committed bool
+	ctx := context.WithValue(t.Context(), beforeWALHook{}, func() {
 		if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
 			t.Errorf("the other writer's BEGIN IMMEDIATE: %v", err)
+			return
 		}
-		go func() {
-			time.Sleep(50 * time.Millisecond)
-			_, err := conn.ExecContext(context.Background(), "COMMIT")
-			committed <- err
-		}()
-	}
-	t.Cleanup(func() { testHookBeforeWAL = nil })
-	s, err := Open(path)
+		began = true
+	})
+	ctx = context.WithValue(ctx, waitHook{}, func() {
+		if !began || committed {
+			return
+		}
+		committed = true
+		if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+			t.Errorf("the other writer's COMMIT: %v", err)
+		}
+	})
+	s, err := OpenContext(ctx, path)
 	if err != nil {
 		t.Fatalf("Open(file whose other writer begins before the switch to WAL) error = %v, want nil once it commits", err)
 	}
 	defer s.Close()
-	if !hooked {
-		t.Fatal("Open() switched to WAL without passing the point between its commit and the switch")
-	}
-	if err := <-committed; err != nil {
-		t.Fatalf("the other writer's COMMIT: %v", err)
+	if !began || !committed {
+		t.Fatalf("the other writer began: %v, and Open waited for it: %v; want both", began, committed)
 	}
 	var mode string
 	if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {

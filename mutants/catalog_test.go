@@ -89,7 +89,7 @@ func TestCatalog_MatchesGoldenDiffs(t *testing.T) {
 // lease.go; the golden file shows it whole.
 func TestCatalog_AndExperimentsSwitchIntoOneFile(t *testing.T) {
 	s, p := load(t, "catalog.yaml", "experiments.yaml")
-	sw, err := p.Switch(s.Mutants, nil)
+	sw, err := p.Switch(s.Mutants, nil, nil)
 	if err != nil {
 		t.Fatalf("Switch() error = %v", err)
 	}

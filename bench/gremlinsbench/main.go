@@ -176,8 +176,8 @@ func runMutate(mutate, dir string, t target) (result, error) {
 	s := rep.Summary
 	r := result{
 		tool: "mutate", target: t.name, wall: wall,
-		mutants: s.Total, killed: s.Killed, survived: s.Survived, notCovered: s.NotCovered, timout: s.Timeout,
-		other: len(rep.Dropped) + s.Crashed, killedByOp: map[string]int{}, sites: map[string]bool{},
+		mutants: s.Total, killed: s.Count(report.Killed), survived: s.Count(report.Survived), notCovered: s.Count(report.NotCovered), timout: s.Count(report.Timeout),
+		other: len(rep.Dropped) + s.Count(report.Crashed) + s.Count(report.Flaky), killedByOp: map[string]int{}, sites: map[string]bool{},
 	}
 	var verdicts []string
 	for _, m := range rep.Mutants {

@@ -274,7 +274,7 @@ func cmdReportJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if r.Baseline.Tests == 0 || r.Baseline.Tests != len(r.Baseline.TestNames) || r.Baseline.Seconds <= 0 {
 		ts.Fatalf("bad baseline: %+v", r.Baseline)
 	}
-	if r.Summary != report.Summarize(r.Mutants) {
+	if !r.Summary.Equal(report.Summarize(r.Mutants)) {
 		ts.Fatalf("summary %+v does not count the mutants", r.Summary)
 	}
 	for _, m := range r.Mutants {

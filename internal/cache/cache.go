@@ -285,13 +285,20 @@ func LoadMutant(key string) (report.Mutant, bool) {
 	return m, true
 }
 
-// StoreMutant keeps the result of the mutant of key. A timeout is not
-// kept: it can come from a loaded machine rather than from the mutant.
+// StoreMutant keeps the result of the mutant of key, if it is confirmed
+// and complete: a timeout (it can come from a loaded machine rather than
+// from the mutant), a partial set of failing tests, or a run that saw a
+// flaky test is not kept, and runs again next time.
 func StoreMutant(key string, m report.Mutant) error {
-	if m.Status == report.Timeout {
+	if !Keepable(m) {
 		return nil
 	}
 	return store(key, m)
+}
+
+// Keepable reports whether the result m may be kept in the cache.
+func Keepable(m report.Mutant) bool {
+	return m.Status != report.Timeout && m.Status != report.Flaky && !m.Partial && len(m.FlakyTests) == 0
 }
 
 // LoadBaseline returns the baseline stored under key, if there is one.

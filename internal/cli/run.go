@@ -9,24 +9,12 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-const runSummary = `Run the unmutated suite (the baseline), then the suite once per mutant, and
+var runSummary = `Run the unmutated suite (the baseline), then the suite once per mutant, and
 print the kill matrix: which tests failed under each mutant. Progress goes to
 stderr, the result to stdout.
 
 Statuses (a verdict rests on the test binary's events, never on its output):
-  killed        a test failed, or the test binary died while a test ran
-                (that test is named, with how the binary ended)
-  survived      every test of the baseline ran and passed: the suite cannot
-                tell the mutant from the reference
-  crashed       the binary ended before every test ran, with none failing and
-                none running (an exit at init, in TestMain, between tests), or
-                failed after every test passed: detected, but by no test
-  timeout       the binary was still running at the limit and was stopped
-                (10x the baseline's test run plus 5s, or -timeout; for an
-                early-kill run, 10x the baseline time of its tests plus 5s)
-  build-failed  the mutant is not valid Go: a defect of the mutant, never a kill
-  not-covered   (generated mutants) no test reaches the mutant's site, so
-                none runs: the suite cannot see it
+` + report.StatusHelp() + `
 
 With -generate the mutants come from the package's code, by operator, instead
 of a catalog. Each runs only the tests that reach its site, the tests that

@@ -58,13 +58,18 @@ func (e *BaselineError) Error() string {
 type Baseline struct {
 	Result   *gotest.Result
 	Wall     time.Duration // of the test binary's run, without its build
+	plain    string        // the unmutated test binary
 	switched *switchedBuild
+	// refs are the runs of the reference that confirm the mutants'
+	// failures (see mutantRun.confirm).
+	refs *references
 	// invalid holds, by id, the compiler's messages for each mutant that
 	// is not valid Go on its own: build-failed in either mode.
 	invalid map[string]string
 	// coverage says which tests reach each switched mutant's site; nil
-	// when there is no switched build.
-	coverage *coverage
+	// when it is not measured, and noCoverage says why.
+	coverage   *coverage
+	noCoverage string
 }
 
 // runBaseline builds and runs the unmutated suite, and runs it once more
@@ -136,7 +141,15 @@ func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 		return nil, err
 	}
 	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
-	b := &Baseline{Result: res, Wall: seconds(res.Wall), switched: sb, invalid: invalid}
+	b := &Baseline{Result: res, Wall: seconds(res.Wall), plain: bin, switched: sb, invalid: invalid, refs: newReferences(p, cfg)}
+	// The baseline is the plain build's run of the whole suite.
+	b.refs.set(bin, nil, res)
+	switch {
+	case !switching:
+		b.noCoverage = "coverage comes from the switched build, and -mode=overlay has none"
+	case sb == nil || sb.err != nil || sb.bin == "":
+		b.noCoverage = "the switched build holds no mutant"
+	}
 	if sb != nil && sb.err == nil {
 		for _, a := range p.Applied {
 			if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
@@ -154,9 +167,12 @@ func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error
 				return nil, flakyError(p.Target.Rel, first)
 			}
 		}
-		if sb.err == nil && sb.bin != "" && needsCoverage(cfg, p) {
-			if b.coverage, err = runCoverage(ctx, cfg, p, b); err != nil {
-				return nil, err
+		if sb.err == nil && sb.bin != "" {
+			b.refs.set(sb.bin, nil, sb.inactive)
+			if needsCoverage(p) {
+				if b.coverage, err = runCoverage(ctx, cfg, p, b); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

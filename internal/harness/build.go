@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -82,14 +83,16 @@ func (p *Prepared) keptPath(files map[string][]byte) string {
 	return filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:32], "pkg.test")
 }
 
-// exec runs a test binary in a sandbox of its own under dir, with env
-// added to its environment and args to its flags, and returns its result
-// with the sandbox's paths cleaned from every message.
+// exec runs a test binary in a sandbox of its own, made afresh under dir
+// and removed after the run, with env added to its environment and args to
+// its flags, and returns its result with the sandbox's paths cleaned from
+// every message. No run sees what another left in its sandbox.
 func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env, args []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
 	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(sb.root)
 	res, err := cfg.runner().Exec(ctx, gotest.Exec{
 		Test2JSON: p.test2json, Binary: bin, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
 		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: limit, OnEvent: onEvent,
@@ -123,21 +126,23 @@ func (sb *switchedBuild) switched(id string) bool {
 var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):\d+: `)
 
 // buildSwitched builds one test binary with every mutant switched in but
-// those of invalid, which are not valid Go. When the build fails, the
-// mutants whose switches the compiler's messages point at are left out and
-// the build is tried again; messages that point at no switch leave every
-// mutant out.
+// those of invalid, which are not valid Go; the mutants it cannot switch
+// are marked for coverage (see mutation.Package.Switch). When the build
+// fails, the mutants whose switches or marks the compiler's messages point
+// at are left out, or unmarked, and the build is tried again; messages
+// that point at no switch leave every mutant out.
 func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[string]string) *switchedBuild {
-	exclude := map[string]string{}
+	exclude, noMark := map[string]string{}, map[string]bool{}
 	for id := range invalid {
 		exclude[id] = "not valid Go on its own"
+		noMark[id] = true
 	}
 	for attempt := 0; ; attempt++ {
-		sw, err := p.Package.Switch(cfg.Mutants, exclude)
+		sw, err := p.Package.Switch(cfg.Mutants, exclude, noMark)
 		if err != nil {
 			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
 		}
-		if len(sw.Included) == 0 {
+		if len(sw.Marked()) == 0 {
 			return &switchedBuild{sw: sw}
 		}
 		bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "switch", strconv.Itoa(attempt)), sw.Files, true)
@@ -159,13 +164,20 @@ func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[str
 		}
 		if unattributed || len(blamed) == 0 {
 			// Nothing to blame but the switching itself.
-			for _, id := range sw.Included {
-				exclude[id] = "the switched build does not compile: " + firstLine(be.Output)
+			for _, id := range sw.Marked() {
+				if _, ok := exclude[id]; !ok {
+					exclude[id] = "the switched build does not compile: " + firstLine(be.Output)
+				}
+				noMark[id] = true
 			}
 			continue
 		}
 		for id := range blamed {
-			exclude[id] = "its switched form does not compile"
+			if slices.Contains(sw.Included, id) {
+				exclude[id] = "its switched form does not compile"
+			} else {
+				noMark[id] = true
+			}
 		}
 	}
 }

@@ -61,8 +61,8 @@ func TestClassify_EvidenceRule(t *testing.T) {
 			false, report.Killed, []string{"TestB"}, "", "the test binary was killed by signal segmentation fault while this test ran"},
 		{"HangIsATimeout", events(t, -1, "killed", append(passA, ev("run", "TestB", ""))...),
 			true, report.Timeout, nil, "stopped at the limit of 5s while TestB ran", ""},
-		{"AFailureBeforeAHangKills", events(t, -1, "killed", ev("run", "TestA", ""), ev("fail", "TestA", ""), ev("run", "TestB", "")),
-			true, report.Killed, []string{"TestA"}, "after these failed, stopped at the limit of 5s", ""},
+		{"AFailureBeforeAHangIsAPartialTimeout", events(t, -1, "killed", ev("run", "TestA", ""), ev("fail", "TestA", ""), ev("run", "TestB", "")),
+			true, report.Timeout, []string{"TestA"}, "stopped at the limit of 5s while TestB ran", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +74,9 @@ func TestClassify_EvidenceRule(t *testing.T) {
 			}
 			if r.FailedTests == nil || r.Failures == nil {
 				t.Fatalf("FailedTests, Failures = %v, %v; want lists, never nil", r.FailedTests, r.Failures)
+			}
+			if want := tc.timedOut && len(tc.failed) > 0; r.Partial != want {
+				t.Errorf("Partial = %v, want %v", r.Partial, want)
 			}
 			if tc.message != "" && r.Failures[0].Message != tc.message {
 				t.Errorf("message = %q, want %q", r.Failures[0].Message, tc.message)

@@ -14,31 +14,33 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
 // coverage is which top-level tests reach the site of each switched
 // mutant. It comes from the switched build itself, run with no mutant
-// active, one top-level test per process: every site that the process
-// reaches, while the package initializes or while the test (and whatever
-// it starts) runs, records its id. A test that never reaches a site runs
-// exactly as it would with the mutant active, so only the tests that reach
-// it need to run.
+// active, one top-level test per process, twice: every site that the
+// process reaches, while the package initializes or while the test (and
+// whatever it starts) runs, records its id. A test that never reaches a
+// site runs exactly as it would with the mutant active, so only the tests
+// that reach it need to run.
 type coverage struct {
+	known   map[string]bool     // the mutants whose sites record their ids
 	reached map[string][]string // mutant id: the tests that reach its site, sorted
-	// everywhere are the tests whose own run did not pass, and whose reach
-	// is unknown: they run for every mutant.
+	// everywhere are the tests whose reach is unknown: they did not pass
+	// when run alone, or passed once and failed once (flaky). They run
+	// for every mutant.
 	everywhere []string
 }
 
 // needsCoverage reports whether a run needs coverage: some mutant is
-// generated, and runs only the tests that reach it (see runMutant).
-// Catalog mutants run every test, so their runs do without.
-func needsCoverage(cfg Config, p *Prepared) bool {
-	if cfg.Full {
-		return false
-	}
+// generated. Such a mutant runs only the tests that reach it (see
+// runMutant); with -full it runs every test, and coverage tells a
+// survivor that no test reaches (not-covered), as without -full. Catalog
+// mutants run every test, so their runs do without.
+func needsCoverage(p *Prepared) bool {
 	for _, a := range p.Applied {
 		if a.Mutant.Operator != "" {
 			return true
@@ -46,6 +48,9 @@ func needsCoverage(cfg Config, p *Prepared) bool {
 	}
 	return false
 }
+
+// knows reports whether coverage says which tests reach mutant id.
+func (c *coverage) knows(id string) bool { return c.known[id] }
 
 // of returns the tests that reach the site of mutant id.
 func (c *coverage) of(id string) []string {
@@ -57,47 +62,54 @@ func (c *coverage) of(id string) []string {
 	return slices.Compact(tests)
 }
 
-// runCoverage runs the switched binary with no mutant active once per
-// top-level test of the baseline, cfg.Jobs at a time, each with
-// mutation.CoverEnv naming a file of its own.
+// coverPasses is how many times coverage runs each test: twice, so that a
+// test that is flaky when it runs alone is found, and named rather than
+// trusted.
+const coverPasses = 2
+
+// runCoverage runs the switched binary with no mutant active coverPasses
+// times per top-level test of the baseline, cfg.Jobs at a time, each with
+// mutation.CoverEnv naming a file of its own. The runs are the reference
+// alone of each test for the confirmations (see references); a test that
+// passes once and fails once is flaky there.
 func runCoverage(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*coverage, error) {
 	sb := b.switched
 	tests := b.Result.TopLevel()
 	pr := cfg.Progress
-	pr.Phase("coverage: which of %s reach each of %s", text.Count(len(tests), "test", "tests"), text.Count(len(sb.sw.Included), "switched mutant", "switched mutants"))
-	limit := limitFor(cfg, b.Wall)
-	c := &coverage{reached: map[string][]string{}}
-	var mu sync.Mutex
+	pr.Phase("coverage: which of %s reach each of %s", text.Count(len(tests), "test", "tests"), text.Count(len(sb.sw.Marked()), "mutant", "mutants"))
+	c := &coverage{known: map[string]bool{}, reached: map[string][]string{}}
+	for _, id := range sb.sw.Marked() {
+		c.known[id] = true
+	}
+	results := make([][coverPasses]*gotest.Result, len(tests))
+	reached := make([][coverPasses][]string, len(tests))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(cfg.Jobs, 1))
 	for i, test := range tests {
-		g.Go(func() error {
-			dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			file := filepath.Join(dir, "reached")
-			env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-			res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, limit, nil)
-			if err != nil {
-				return fmt.Errorf("coverage of %s: %w", test, err)
-			}
-			ids, err := readLines(file)
-			if err != nil {
-				return fmt.Errorf("coverage of %s: %w", test, err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if t := res.Tests[test]; !passed(res) || t == nil || t.Outcome == "" {
-				c.everywhere = append(c.everywhere, test)
-				pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, res.Ended())
+		for pass := range coverPasses {
+			g.Go(func() error {
+				dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i), strconv.Itoa(pass))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				file := filepath.Join(dir, "reached")
+				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
+				limit := limitFor(cfg, b.Wall)
+				if cfg.Timeout == 0 {
+					limit = limitOf([]string{test}, b.durations(), limit)
+				}
+				res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, limit, nil)
+				if err != nil {
+					return fmt.Errorf("coverage of %s: %w", test, err)
+				}
+				ids, err := readLines(file)
+				if err != nil {
+					return fmt.Errorf("coverage of %s: %w", test, err)
+				}
+				results[i][pass], reached[i][pass] = res, ids
 				return nil
-			}
-			for _, id := range ids {
-				c.reached[id] = append(c.reached[id], test)
-			}
-			return nil
-		})
+			})
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -105,17 +117,49 @@ func runCoverage(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*co
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	for i, test := range tests {
+		alone := []string{runOnly([]string{test})}
+		ok := 0
+		for pass := range coverPasses {
+			if res := results[i][pass]; passedTest(res, test) && passed(res) {
+				ok++
+			}
+		}
+		// The reference alone of the test, for the confirmations: a
+		// failing run if there was one.
+		ref := results[i][0]
+		if !passedTest(results[i][1], test) {
+			ref = results[i][1]
+		}
+		b.refs.set(sb.bin, alone, ref)
+		switch ok {
+		case coverPasses:
+			for pass := range coverPasses {
+				for _, id := range reached[i][pass] {
+					c.reached[id] = append(c.reached[id], test)
+				}
+			}
+		case 0:
+			c.everywhere = append(c.everywhere, test)
+			pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, results[i][0].Ended())
+		default:
+			c.everywhere = append(c.everywhere, test)
+			b.refs.setFlaky(test)
+			pr.Printf("coverage: %s is flaky: it passed once and failed once when run alone with no mutant; it runs for every mutant, and its failures are never counted as kills", test)
+		}
+	}
 	for id := range c.reached {
 		slices.Sort(c.reached[id])
+		c.reached[id] = slices.Compact(c.reached[id])
 	}
 	slices.Sort(c.everywhere)
 	covered := 0
-	for _, id := range sb.sw.Included {
+	for _, id := range sb.sw.Marked() {
 		if len(c.of(id)) > 0 {
 			covered++
 		}
 	}
-	pr.Printf("coverage: %d of %d switched mutants reached by some test", covered, len(sb.sw.Included))
+	pr.Printf("coverage: %d of %d mutants reached by some test", covered, len(sb.sw.Marked()))
 	return c, nil
 }
 

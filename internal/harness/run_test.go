@@ -19,6 +19,12 @@ import (
 // the switched build with none active).
 type canned struct {
 	events map[string]string // active mutant: test2json events
+	// respond, if set, answers a run first: its events, by the active
+	// mutant, the flags, and how many runs with both came before; ok
+	// false leaves the run to events. A last line "TIMEOUT" makes the
+	// run one that its limit stopped.
+	respond func(active string, args []string, n int) (events string, ok bool)
+	seen    map[string]int // runs by active mutant and flags
 	// reach lists, by test, the mutants whose sites a coverage run of that
 	// test reports.
 	reach map[string][]string
@@ -57,16 +63,31 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 	}
 	c.mu.Lock()
 	c.runs = append(c.runs, active)
-	c.mu.Unlock()
-	events, ok := c.events[active]
-	if !ok {
-		events = c.events[""]
+	key := active + " " + strings.Join(e.Args, " ")
+	if c.seen == nil {
+		c.seen = map[string]int{}
 	}
+	n := c.seen[key]
+	c.seen[key]++
+	c.mu.Unlock()
+	events, ok := "", false
+	if c.respond != nil {
+		events, ok = c.respond(active, e.Args, n)
+	}
+	if !ok {
+		if events, ok = c.events[active]; !ok {
+			events = c.events[""]
+		}
+	}
+	events, timedOut := strings.CutSuffix(events, "TIMEOUT\n")
 	res, err := gotest.Parse(strings.NewReader(events))
 	if err != nil {
 		return nil, err
 	}
-	if !res.Passed {
+	switch {
+	case timedOut:
+		res.TimedOut, res.ExitCode, res.Signal = true, -1, "killed"
+	case !res.Passed:
 		res.ExitCode = 1
 	}
 	return res, ctx.Err()
@@ -126,8 +147,8 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		t.Errorf("message = %q", got)
 	}
 	slices.Sort(r.runs)
-	if r.builds != 2 || strings.Join(r.runs, ",") != ",,,,,flipped,same" {
-		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, a coverage run per test and a run per covered mutant", r.builds, r.runs)
+	if r.builds != 2 || strings.Join(r.runs, ",") != ",,,,,,,,flipped,flipped,same" {
+		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant and the killer's confirmation", r.builds, r.runs)
 	}
 	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
 		t.Errorf("CoveredBy = %v, want [TestMax]", got)
@@ -260,7 +281,7 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
 		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
 	})
-	if rep.Summary.Killed != 1 || rep.Summary.Survived != 1 {
+	if rep.Summary.Count(report.Killed) != 1 || rep.Summary.Count(report.Survived) != 1 {
 		t.Errorf("Summary = %+v", rep.Summary)
 	}
 }

@@ -22,8 +22,15 @@ type sandbox struct {
 	tmp  string
 }
 
-// newSandbox makes a sandbox for a run under dir.
+// newSandbox makes a sandbox for a run, in a new directory under dir.
 func (p *Prepared) newSandbox(dir string) (*sandbox, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(dir, "run-")
+	if err != nil {
+		return nil, err
+	}
 	sb := &sandbox{
 		root: dir,
 		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.Target.Rel)),

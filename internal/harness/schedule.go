@@ -95,16 +95,17 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 		return nil, err
 	}
 	return &report.Report{
-		Module:    p.Target.Module,
-		Package:   p.Target.Rel,
-		GoVersion: p.goEnv["GOVERSION"],
-		Mode:      string(cfg.mode()),
-		Jobs:      jobs,
-		Limit:     limit.Seconds(),
-		Baseline:  report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
-		Mutants:   results,
-		Summary:   report.Summarize(results),
-		Seconds:   (b.Wall + time.Since(start)).Seconds(),
+		Module:     p.Target.Module,
+		Package:    p.Target.Rel,
+		GoVersion:  p.goEnv["GOVERSION"],
+		Mode:       string(cfg.mode()),
+		Jobs:       jobs,
+		Limit:      limit.Seconds(),
+		Baseline:   report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
+		Mutants:    results,
+		FlakyTests: b.refs.flakyTests(),
+		Summary:    report.Summarize(results),
+		Seconds:    (b.Wall + time.Since(start)).Seconds(),
 	}, nil
 }
 

@@ -175,7 +175,7 @@ func TestSwitch_Excludes(t *testing.T) {
 		{ID: "clamp-1", Target: "Clamp", Kind: Expr, Find: "x < lo", Replace: "x <= lo", Occurrence: 1},
 		{ID: "clamp-2", Target: "Clamp", Kind: Expr, Find: "x < lo", Replace: "x <= lo", Occurrence: 2},
 	}
-	sw, err := p.Switch(ms, map[string]string{"skipped": "told to"})
+	sw, err := p.Switch(ms, map[string]string{"skipped": "told to"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestSwitch_Excludes(t *testing.T) {
 
 func TestSwitch_ConstBecomesVar(t *testing.T) {
 	p := calc(t)
-	sw, err := p.Switch([]*Mutant{{ID: "q", Target: "query", Kind: String, Find: "a>?", Replace: "a>=?"}}, nil)
+	sw, err := p.Switch([]*Mutant{{ID: "q", Target: "query", Kind: String, Find: "a>?", Replace: "a>=?"}}, nil, nil)
 	if err != nil || len(sw.Included) != 1 {
 		t.Fatalf("Switch() = %+v, %v", sw, err)
 	}
@@ -239,7 +239,7 @@ func TestApply_LocationAndReplacement(t *testing.T) {
 func TestSwitch_ArithmeticEvaluatesItsOperandsOnce(t *testing.T) {
 	p := calc(t)
 	ms := []*Mutant{{ID: "div", Target: "Scale", Kind: Expr, Find: "x * f", Replace: "x / f", Operator: OpArithmetic}}
-	sw, err := p.Switch(ms, nil)
+	sw, err := p.Switch(ms, nil, nil)
 	if err != nil || len(sw.Included) != 1 {
 		t.Fatalf("Switch() = %+v, %v", sw, err)
 	}
@@ -269,7 +269,7 @@ func TestGenericMethods_ApplySwitchAndGenerate(t *testing.T) {
 			t.Fatalf("Apply(%s) error = %v", m.ID, err)
 		}
 	}
-	sw, err := p.Switch(ms, nil)
+	sw, err := p.Switch(ms, nil, nil)
 	if err != nil || !slices.Equal(sw.Included, []string{"pop-empty", "key-zero"}) {
 		t.Fatalf("Switch() = %v, %v; want both included", sw.Included, err)
 	}

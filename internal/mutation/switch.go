@@ -49,7 +49,17 @@ type Switched struct {
 	// Excluded says, for each mutant that could not be switched, why; it
 	// needs a build of its own.
 	Excluded map[string]string
-	spans    map[string]span // id: where its switch is in the printed file
+	// Reached are the excluded mutants whose function records, when it is
+	// called, that their site may be reached (for coverage; see
+	// CoverEnv), in the order given.
+	Reached []string
+	spans   map[string]span // id: where its switch is in the printed file
+}
+
+// Marked returns the ids whose sites record that they are reached: those
+// switched in, and those of Reached, in the order given.
+func (sw *Switched) Marked() []string {
+	return slices.Concat(sw.Included, sw.Reached)
 }
 
 // span is a range of lines of one file.
@@ -62,8 +72,12 @@ type span struct {
 // ids in exclude. A mutant that cannot be switched (its fragment overlaps
 // another's, or its expression may have side effects that would run when it
 // is not active) is excluded and reported in Excluded, never silently
-// changed.
-func (p *Package) Switch(ms []*Mutant, exclude map[string]string) (*Switched, error) {
+// changed. An excluded mutant of a function, unless noMark names it, gets
+// a mark at the top of the function's body instead, which records that
+// its site may be reached whenever the function is called (see Reached):
+// coverage then knows the tests that may reach it, and never calls it
+// unreached when it is not.
+func (p *Package) Switch(ms []*Mutant, exclude map[string]string, noMark map[string]bool) (*Switched, error) {
 	sw := &Switched{Files: map[string][]byte{}, Excluded: map[string]string{}, spans: map[string]span{}}
 	for id, why := range exclude {
 		sw.Excluded[id] = why
@@ -97,11 +111,30 @@ func (p *Package) Switch(ms []*Mutant, exclude map[string]string) (*Switched, er
 		}
 		sw.Included = append(sw.Included, m.ID)
 	}
+	for _, m := range ms {
+		if _, ok := sw.Excluded[m.ID]; !ok || noMark[m.ID] {
+			continue
+		}
+		sf, err := p.fileOf(m)
+		if err != nil {
+			continue // not a function of the package: nothing to mark
+		}
+		f := copies[sf]
+		if f == nil {
+			f = astcopy.File(sf.ast)
+			copies[sf] = f
+		}
+		if markReached(f, m) {
+			sw.Reached = append(sw.Reached, m.ID)
+		}
+	}
 	// Keep the order of ms.
-	slices.SortFunc(sw.Included, func(a, b string) int {
+	order2 := func(a, b string) int {
 		return slices.IndexFunc(ms, func(m *Mutant) bool { return m.ID == a }) -
 			slices.IndexFunc(ms, func(m *Mutant) bool { return m.ID == b })
-	})
+	}
+	slices.SortFunc(sw.Included, order2)
+	slices.SortFunc(sw.Reached, order2)
 
 	for sf, f := range copies {
 		var buf bytes.Buffer
@@ -169,6 +202,23 @@ func switchOne(fset *token.FileSet, f *ast.File, m *Mutant, skip map[ast.Node]bo
 		return "internal error: the site is gone"
 	}
 	return ""
+}
+
+// markReached puts a call of the switch helper with m's id, which records that
+// the site is reached, at the top of the body of m's function in f, and
+// reports whether m's target is a function.
+func markReached(f *ast.File, m *Mutant) bool {
+	decl, ok := findDecl(f, m.Target).(*ast.FuncDecl)
+	if !ok || decl.Body == nil {
+		return false
+	}
+	at := decl.Body.Lbrace
+	call := &ast.CallExpr{
+		Fun: &ast.Ident{NamePos: at, Name: onFunc}, Lparen: at, Rparen: at,
+		Args: []ast.Expr{&ast.BasicLit{ValuePos: at, Kind: token.STRING, Value: strconv.Quote(m.ID)}},
+	}
+	decl.Body.List = slices.Insert(decl.Body.List, 0, ast.Stmt(&ast.ExprStmt{X: call}))
+	return true
 }
 
 // locateSkipping is locate, blind to the mutant side of earlier switches.

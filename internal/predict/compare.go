@@ -185,21 +185,27 @@ func (c *Class) AllExact() bool {
 }
 
 // Comparable returns an error if a mutant of rep has a status that a
-// prediction cannot be compared with: a build failure or a timeout says
-// nothing about which tests fail, and a run stopped at its first failing
-// test (early kill) does not say all of them.
+// prediction cannot be compared with (a build failure, a timeout or flaky
+// tests say nothing of which tests fail), or failing tests that are not
+// all that fail: a run stopped at its limit after some had failed
+// (partial), or at its first failing test (early kill).
 func Comparable(rep *report.Report) error {
-	var bad, early []string
+	var bad, partial, early []string
 	for _, m := range rep.Mutants {
 		switch {
-		case m.Status != report.Killed && m.Status != report.Survived && m.Status != report.Crashed && m.Status != report.NotCovered:
+		case m.Partial:
+			partial = append(partial, m.ID)
+		case !m.Status.Comparable():
 			bad = append(bad, fmt.Sprintf("%s (%s)", m.ID, m.Status))
 		case m.FirstFailureOnly:
 			early = append(early, m.ID)
 		}
 	}
+	if len(partial) > 0 {
+		return fmt.Errorf("cannot compare predictions with mutants whose run was stopped at its limit after some tests had failed (the failing tests are partial): %s", strings.Join(partial, ", "))
+	}
 	if len(bad) > 0 {
-		return fmt.Errorf("cannot compare predictions with mutants that timed out or do not compile: %s", strings.Join(bad, ", "))
+		return fmt.Errorf("cannot compare predictions with mutants that timed out, do not compile or have flaky tests: %s", strings.Join(bad, ", "))
 	}
 	if len(early) > 0 {
 		return fmt.Errorf("cannot compare predictions with mutants whose run stopped at the first failing test (run them with -full): %s", strings.Join(early, ", "))

@@ -191,13 +191,28 @@ func TestCompare_BinaryFailedOutsideAnyTest(t *testing.T) {
 	}
 }
 
-// A timeout or a build failure says nothing about which tests fail.
-func TestComparable_RefusesTimeoutsAndBuildFailures(t *testing.T) {
+// A timeout, a build failure or flaky tests say nothing about which tests
+// fail.
+func TestComparable_RefusesTimeoutsBuildFailuresAndFlakyMutants(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{
 		{ID: "k", Status: report.Killed}, {ID: "t", Status: report.Timeout}, {ID: "b", Status: report.BuildFailed},
+		{ID: "f", Status: report.Flaky, FlakyTests: []string{"TestX"}},
 	}}
 	err := Comparable(rep)
-	if err == nil || err.Error() != "cannot compare predictions with mutants that timed out or do not compile: t (timeout), b (build-failed)" {
+	if err == nil || err.Error() != "cannot compare predictions with mutants that timed out, do not compile or have flaky tests: t (timeout), b (build-failed), f (flaky)" {
+		t.Fatalf("Comparable() = %v", err)
+	}
+}
+
+// A run stopped at its limit after some tests had failed names those, not
+// all that would have.
+func TestComparable_RefusesPartialFailingSets(t *testing.T) {
+	rep := &report.Report{Mutants: []report.Mutant{
+		{ID: "full", Status: report.Killed, FailedTests: []string{"TestA"}},
+		{ID: "cut", Status: report.Timeout, FailedTests: []string{"TestA"}, Partial: true},
+	}}
+	err := Comparable(rep)
+	if err == nil || err.Error() != "cannot compare predictions with mutants whose run was stopped at its limit after some tests had failed (the failing tests are partial): cut" {
 		t.Fatalf("Comparable() = %v", err)
 	}
 }

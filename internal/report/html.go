@@ -124,8 +124,7 @@ table.matrix thead th span { writing-mode: vertical-rl; transform: rotate(180deg
 table.matrix tbody th { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; }
 table.matrix td { text-align: center; min-width: 1.4rem; }
 table.matrix td.failed { background: #fde2e1; color: #b42318; cursor: help; }
-.status-killed { color: #067647; } .status-survived { color: #b42318; }
-.status-crashed, .status-timeout, .status-build-failed { color: #b54708; }
+.status-good { color: #067647; } .status-bad { color: #b42318; } .status-warn { color: #b54708; }
 pre.diff { background: #f6f8fa; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
 dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.5rem; }
 </style>
@@ -136,7 +135,7 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 <h2>Kill matrix</h2>
 <p id="summary">{{.Summary}}. A mark is a test that failed under the mutant; hover it for the test's message.</p>
 <table class="matrix" id="kill-matrix">
-<thead><tr><th>test</th>{{range .Mutants}}<th class="status-{{.Status}}" title="{{.ID}}: {{.Status}}{{if .Title}}, {{.Title}}{{end}}"><span>{{.ID}}</span></th>{{end}}</tr></thead>
+<thead><tr><th>test</th>{{range .Mutants}}<th class="status-{{.Status.CSS}}" title="{{.ID}}: {{.Status}}{{if .Title}}, {{.Title}}{{end}}"><span>{{.ID}}</span></th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr><th>{{.Test}}</th>{{$test := .Test}}{{range .Cells}}{{if .Failed}}<td class="failed" data-test="{{$test}}" data-mutant="{{.Mutant}}" title="{{.Message}}">✗</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</tbody>
@@ -144,7 +143,7 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 {{with .Idle}}<p id="idle">{{len .}} tests failed under no mutant: {{range $i, $t := .}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}.</p>{{end}}
 <h2>Mutants</h2>
 {{range .Mutants}}<article id="mutant-{{.ID}}">
-<h3>{{.ID}}{{if .Step}} (step {{.Step}}){{end}}: <span class="status-{{.Status}}">{{.Status}}</span></h3>
+<h3>{{.ID}}{{if .Step}} (step {{.Step}}){{end}}: <span class="status-{{.Status.CSS}}">{{.Status}}</span></h3>
 {{if .Title}}<p>{{.Title}}</p>{{end}}
 <dl class="doc">
 {{- with .Doc.Contract}}<dt>Contract</dt><dd>{{.}}</dd>{{end}}

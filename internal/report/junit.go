@@ -42,30 +42,31 @@ type junitProblem struct {
 }
 
 // WriteJUnit writes r as JUnit XML: one test case per mutant. A killed or
-// crashed mutant passes; a surviving mutant is a failure; a mutant that
-// timed out or did not compile is an error.
+// crashed mutant passes; a mutant the suite missed (survived, not
+// covered) is a failure; one that gives no verdict on the suite (timed
+// out, did not compile, flaky) is an error.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junitSuite{Name: "mutate " + r.Package, Tests: len(r.Mutants), Time: seconds(r.Seconds)}
 	for _, m := range r.Mutants {
 		c := junitCase{Name: m.ID, Classname: fmt.Sprintf("mutants.step%d", m.Step), Time: seconds(m.Seconds)}
 		where := fmt.Sprintf("%s:%d: %s", m.File, m.Line, m.Title)
-		switch m.Status {
-		case Killed:
-			c.SystemOut = "killed by:\n" + strings.Join(m.FailedTests, "\n")
-		case Crashed:
-			c.SystemOut = "crashed: " + m.Reason + "\n" + m.Output
-		case Survived:
+		switch d := m.Status.def(); d.junit {
+		case junitPass:
+			if m.Status == Crashed {
+				c.SystemOut = "crashed: " + m.Reason + "\n" + m.Output
+			} else {
+				c.SystemOut = "killed by:\n" + strings.Join(m.FailedTests, "\n")
+			}
+		case junitFailure:
 			suite.Failures++
-			c.Failure = &junitProblem{Message: "mutant survived: no test failed", Type: string(Survived), Text: where}
-		case NotCovered:
-			suite.Failures++
-			c.Failure = &junitProblem{Message: "mutant not covered: no test reaches it", Type: string(NotCovered), Text: where}
-		case Timeout:
+			c.Failure = &junitProblem{Message: d.junitMsg(m), Type: string(m.Status), Text: where}
+		case junitError:
 			suite.Errors++
-			c.Error = &junitProblem{Message: "mutant timed out: " + m.Reason, Type: string(Timeout), Text: where}
-		case BuildFailed:
-			suite.Errors++
-			c.Error = &junitProblem{Message: "mutant does not compile", Type: string(BuildFailed), Text: where + "\n" + m.Output}
+			text := where
+			if m.Status == BuildFailed {
+				text += "\n" + m.Output
+			}
+			c.Error = &junitProblem{Message: d.junitMsg(m), Type: string(m.Status), Text: text}
 		}
 		suite.Cases = append(suite.Cases, c)
 	}

@@ -13,42 +13,6 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// Status is the verdict on a mutant.
-type Status string
-
-// Statuses of a mutant. A verdict rests on the events of the test binary,
-// compared with the baseline's tests.
-const (
-	// Killed: at least one test failed, or the test binary died while a
-	// test ran (that test is named, with how the binary ended).
-	Killed Status = "killed"
-	// Survived: every test of the baseline ran and passed.
-	Survived Status = "survived"
-	// Crashed: the binary ended before every test of the baseline had
-	// reported, with none failing and none running (an exit at init or in
-	// TestMain, a crash between tests), or failed although every test
-	// passed. The mutant was detected, but by no test.
-	Crashed Status = "crashed"
-	// Timeout: the binary was still running at the limit and was stopped,
-	// with no test failed before.
-	Timeout Status = "timeout"
-	// BuildFailed: the mutant is not valid Go: a defect of the mutant,
-	// never a kill.
-	BuildFailed Status = "build-failed"
-	// NotCovered: no test reaches the mutant's site (from the switched
-	// build with no mutant active, one test per run), so none can kill
-	// it; it does not run, and counts as survived in the gate.
-	NotCovered Status = "not-covered"
-)
-
-// Statuses lists every status, in the order summaries give them.
-var Statuses = []Status{Killed, Survived, Crashed, Timeout, BuildFailed, NotCovered}
-
-// Detected reports whether s counts as caught by the suite in the gate.
-func (s Status) Detected() bool {
-	return s == Killed || s == Crashed
-}
-
 // Report is the result of one mutation run. Its JSON form is what
 // `mutate run -json` prints and `mutate check -results` reads.
 type Report struct {
@@ -65,9 +29,12 @@ type Report struct {
 	Limit     float64  `json:"timeout_seconds"` // per mutant run
 	Baseline  Baseline `json:"baseline"`
 	Mutants   []Mutant `json:"mutants"`
-	Summary   Summary  `json:"summary"`
-	Seconds   float64  `json:"seconds"` // the whole run, wall clock
-	Cached    bool     `json:"cached,omitempty"`
+	// FlakyTests are the tests that passed and failed in runs with the
+	// same flags and no mutant: their failures are never kills. Sorted.
+	FlakyTests []string `json:"flaky_tests,omitempty"`
+	Summary    Summary  `json:"summary"`
+	Seconds    float64  `json:"seconds"` // the whole run, wall clock
+	Cached     bool     `json:"cached,omitempty"`
 	// Dropped are the generated mutants that are not valid Go (a string
 	// that an arithmetic operator would subtract, say): not counted, not
 	// an error.
@@ -139,8 +106,16 @@ type Mutant struct {
 	// FirstFailureOnly says that the run stopped at its first failing
 	// test (a generated mutant without -full): FailedTests is not the
 	// whole set that fails, and predictions cannot be compared with it.
-	FirstFailureOnly bool      `json:"first_failure_only,omitempty"`
-	Failures         []Failure `json:"failures"` // one per failed test, in the same order; never null
+	FirstFailureOnly bool `json:"first_failure_only,omitempty"`
+	// Partial says that the run was stopped at its limit after some tests
+	// had failed: FailedTests are those that failed before it, and others
+	// might have.
+	Partial  bool      `json:"partial,omitempty"`
+	Failures []Failure `json:"failures"` // one per failed test, in the same order; never null
+	// FlakyTests are the tests that failed under the mutant but are not
+	// counted as killers: they passed when run again under it, or failed
+	// without it too. Sorted.
+	FlakyTests []string `json:"flaky_tests,omitempty"`
 	// Reason says, for a crashed or timed-out mutant, how its run ended;
 	// Running names the tests that had started and not finished then.
 	Reason      string   `json:"reason,omitempty"`
@@ -177,63 +152,112 @@ type Failure struct {
 
 // Summary counts the mutants by status.
 type Summary struct {
-	Total       int `json:"total"`
-	Killed      int `json:"killed"`
-	Survived    int `json:"survived"`
-	Crashed     int `json:"crashed"`
-	Timeout     int `json:"timeout"`
-	BuildFailed int `json:"build_failed"`
-	NotCovered  int `json:"not_covered"`
-	// Score is the mutation score: the share of the mutants that ran (all
-	// but build-failed) that the suite detected (killed, crashed or timed
-	// out, as Stryker and PIT count timeouts); 1 when none ran.
-	Score float64 `json:"score"`
+	Total  int
+	counts map[Status]int
+	// Score is the mutation score: the share of the scored mutants (all
+	// but build-failed and flaky) that the suite detected (killed,
+	// crashed or timed out, as Stryker and PIT count timeouts); 1 when
+	// none is scored.
+	Score float64
 }
 
 // Summarize counts the statuses of ms.
 func Summarize(ms []Mutant) Summary {
-	s := Summary{Total: len(ms)}
+	s := Summary{Total: len(ms), counts: map[Status]int{}}
+	scored, detected := 0, 0
 	for _, m := range ms {
-		if n := s.count(m.Status); n != nil {
-			*n++
+		s.counts[m.Status]++
+		if m.Status.Scored() {
+			scored++
+			if m.Status.Detected() {
+				detected++
+			}
 		}
 	}
 	s.Score = 1
-	if ran := s.Total - s.BuildFailed; ran > 0 {
-		s.Score = math.Round(float64(s.Killed+s.Crashed+s.Timeout)/float64(ran)*1e4) / 1e4
+	if scored > 0 {
+		s.Score = math.Round(float64(detected)/float64(scored)*1e4) / 1e4
 	}
 	return s
 }
 
-// count returns the counter of status st.
-func (s *Summary) count(st Status) *int {
-	switch st {
-	case Killed:
-		return &s.Killed
-	case Survived:
-		return &s.Survived
-	case Crashed:
-		return &s.Crashed
-	case Timeout:
-		return &s.Timeout
-	case BuildFailed:
-		return &s.BuildFailed
-	case NotCovered:
-		return &s.NotCovered
+// Count returns how many mutants have status st.
+func (s Summary) Count(st Status) int { return s.counts[st] }
+
+// Equal reports whether s and o give the same figures.
+func (s Summary) Equal(o Summary) bool {
+	if s.Total != o.Total || s.Score != o.Score {
+		return false
 	}
-	return nil
+	for _, st := range []map[Status]int{s.counts, o.counts} {
+		for k := range st {
+			if s.counts[k] != o.counts[k] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
-// String counts every status, "not-covered" only when some mutant is.
+// String counts every status, those that are not always counted only
+// when some mutant has them.
 func (s Summary) String() string {
 	var counts []string
-	for _, st := range Statuses {
-		if st == NotCovered && s.NotCovered == 0 {
+	for _, d := range statuses {
+		if !d.always && s.counts[d.status] == 0 {
 			continue
 		}
-		counts = append(counts, fmt.Sprintf("%d %s", *s.count(st), st))
+		counts = append(counts, fmt.Sprintf("%d %s", s.counts[d.status], d.status))
 	}
 	return text.Count(s.Total, "mutant", "mutants") + ": " + strings.Join(counts, ", ")
+}
+
+// MarshalJSON writes the summary as an object: total, a count per status
+// (build_failed for build-failed), and score.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"total":%d`, s.Total)
+	for _, d := range statuses {
+		fmt.Fprintf(&b, `,%q:%d`, d.status.key(), s.counts[d.status])
+	}
+	score, err := json.Marshal(s.Score)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&b, `,"score":%s}`, score)
+	return []byte(b.String()), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Summary) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.Number
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*s = Summary{counts: map[Status]int{}}
+	for k, v := range raw {
+		switch k {
+		case "total":
+			n, err := v.Int64()
+			if err != nil {
+				return fmt.Errorf("summary total: %w", err)
+			}
+			s.Total = int(n)
+		case "score":
+			f, err := v.Float64()
+			if err != nil {
+				return fmt.Errorf("summary score: %w", err)
+			}
+			s.Score = f
+		default:
+			n, err := v.Int64()
+			if err != nil {
+				return fmt.Errorf("summary %s: %w", k, err)
+			}
+			s.counts[Status(strings.ReplaceAll(k, "_", "-"))] = int(n)
+		}
+	}
+	return nil
 }
 
 // Exit codes of a run, as documented in mutate -h.
@@ -244,31 +268,34 @@ const (
 	ExitTimeout  = 3 // some mutant timed out, and none survived
 )
 
+// exitRank orders exit codes by which wins when a run's mutants give
+// several: an error, then a survivor, then a timeout.
+var exitRank = map[int]int{ExitKilled: 0, ExitTimeout: 1, ExitSurvived: 2, ExitError: 3}
+
 // ExitCodeMinScore returns the exit code of a run gated on its mutation
-// score instead of every mutant's fate: 1 if the score is below min, 2 for
-// a build-failed mutant, and 0 otherwise (timeouts count as detected).
+// score instead of every mutant's fate: 2 for a mutant that gives no
+// verdict on the suite (build-failed, flaky), 1 if the score is below
+// min, and 0 otherwise (timeouts count as detected).
 func (r *Report) ExitCodeMinScore(min float64) int {
-	switch {
-	case r.Summary.BuildFailed > 0:
+	if r.ExitCode() == ExitError {
 		return ExitError
-	case r.Summary.Score < min:
+	}
+	if r.Summary.Score < min {
 		return ExitSurvived
 	}
 	return ExitKilled
 }
 
-// ExitCode returns the exit code for the report. A crashed mutant counts
-// as detected.
+// ExitCode returns the exit code for the report: the weightiest of its
+// mutants' statuses (see exitRank).
 func (r *Report) ExitCode() int {
-	switch s := r.Summary; {
-	case s.BuildFailed > 0:
-		return ExitError
-	case s.Survived > 0, s.NotCovered > 0:
-		return ExitSurvived
-	case s.Timeout > 0:
-		return ExitTimeout
+	code := ExitKilled
+	for st, n := range r.Summary.counts {
+		if e := st.def().exit; n > 0 && exitRank[e] > exitRank[code] {
+			code = e
+		}
 	}
-	return ExitKilled
+	return code
 }
 
 // WriteJSON writes r as indented JSON.

@@ -78,16 +78,6 @@ type strykerFramework struct {
 	Name string `json:"name"`
 }
 
-// strykerStatus maps a status to the schema's.
-var strykerStatus = map[Status]string{
-	Killed:      "Killed",
-	Survived:    "Survived",
-	Crashed:     "RuntimeError",
-	Timeout:     "Timeout",
-	BuildFailed: "CompileError",
-	NotCovered:  "NoCoverage",
-}
-
 // Stryker returns r in the mutation-testing-report-schema: each mutated
 // file with its source and mutants (the kind as mutatorName, the title as
 // description, where the rewritten node is, what replaces it, the
@@ -109,7 +99,7 @@ func (r *Report) Stryker(src Sources) *Stryker {
 		}
 		sm := strykerMutant{
 			ID: m.ID, MutatorName: m.Kind, Description: m.Title, Replacement: m.Replacement,
-			Status: strykerStatus[m.Status], KilledBy: m.FailedTests, CoveredBy: m.CoveredBy, Duration: int64(m.TestSeconds * 1000),
+			Status: m.Status.def().stryker, KilledBy: m.FailedTests, CoveredBy: m.CoveredBy, Duration: int64(m.TestSeconds * 1000),
 		}
 		switch {
 		case m.Operator != "":

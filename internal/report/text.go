@@ -38,27 +38,20 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 			title = ": " + m.Title
 		}
 		fmt.Fprintf(&b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
-		switch m.Status {
-		case Killed:
-			for i, name := range m.FailedTests {
-				fmt.Fprintf(&b, "  %s\n", name)
-				if verbose && m.Failures[i].Message != "" {
-					fmt.Fprintf(&b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
-				}
+		for i, name := range m.FailedTests {
+			fmt.Fprintf(&b, "  %s\n", name)
+			if verbose && m.Failures[i].Message != "" {
+				fmt.Fprintf(&b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
 			}
-		case Survived:
-			fmt.Fprintf(&b, "  no test failed: the suite cannot tell this mutant from the reference\n")
-		case NotCovered:
-			fmt.Fprintf(&b, "  no test reaches it: no test can tell this mutant from the reference\n")
-		case Crashed:
-			fmt.Fprintf(&b, "  detected, but by no test: %s\n", m.Reason)
-			if m.Output != "" {
+		}
+		if say := m.Status.def().matrix; say != nil {
+			fmt.Fprintf(&b, "  %s\n", say(m))
+			if m.Status == Crashed && m.Output != "" {
 				fmt.Fprintf(&b, "%s\n", text.Indent(m.Output, "      "))
 			}
-		case Timeout:
-			fmt.Fprintf(&b, "  %s: the mutant probably hangs\n", m.Reason)
-		case BuildFailed:
-			fmt.Fprintf(&b, "  the mutant does not compile (a defect of the mutant, not a kill):\n%s\n", text.Indent(m.Output, "      "))
+		}
+		if len(m.FlakyTests) > 0 && m.Status != Flaky {
+			fmt.Fprintf(&b, "  flaky, not counted: %s (failed, then passed when run again, or failed without the mutant too)\n", strings.Join(m.FlakyTests, ", "))
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Summary)
@@ -67,8 +60,11 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 }
 
 func countNote(m Mutant) string {
-	if m.Status == Killed {
-		return fmt.Sprint(len(m.FailedTests))
+	if len(m.FailedTests) == 0 {
+		return "-"
 	}
-	return "-"
+	if m.Partial {
+		return fmt.Sprintf("%d+", len(m.FailedTests))
+	}
+	return fmt.Sprint(len(m.FailedTests))
 }

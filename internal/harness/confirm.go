@@ -1,0 +1,183 @@
+package harness
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// confirm keeps, of v's failing tests, those whose failure reproduces, and
+// moves the others to v.FlakyTests. A test that failed (or was running when
+// the binary died) under the mutant is confirmed when it fails again under
+// the mutant and passes without it: first each top-level test alone, in a
+// process of its own, against the reference alone; a test that does not
+// fail alone, or fails alone without the mutant too (it needs the tests
+// before it), is tried again in the grouping it failed in, group, against
+// the reference in the same grouping. A test known to be flaky without any
+// mutant is never confirmed.
+func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string) error {
+	byTop := map[string][]string{}
+	for _, name := range v.FailedTests {
+		top := topLevel(name)
+		byTop[top] = append(byTop[top], name)
+	}
+	confirmed := map[string]bool{}
+	var again []string // failures not confirmed alone
+	for _, top := range slices.Sorted(maps.Keys(byTop)) {
+		if m.b.refs.isFlaky(top) {
+			continue
+		}
+		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitOf([]string{top}))
+		if err != nil {
+			return err
+		}
+		v.TestSeconds += alone.Wall
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args([]string{top}, false), m.limitOf([]string{top}))
+		if err != nil {
+			return err
+		}
+		for _, name := range byTop[top] {
+			if passedTest(ref, top) && failedIn(alone, name) {
+				confirmed[name] = true
+			} else {
+				again = append(again, name)
+			}
+		}
+	}
+	if len(again) > 0 && len(group) > 1 {
+		res, _, err := m.execMutant(ctx, m.args(group, false), m.limitOf(group))
+		if err != nil {
+			return err
+		}
+		v.TestSeconds += res.Wall
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args(group, false), m.limitOf(group))
+		if err != nil {
+			return err
+		}
+		for _, name := range again {
+			if passedTest(ref, topLevel(name)) && failedIn(res, name) {
+				confirmed[name] = true
+			}
+		}
+	}
+	failed, failures := []string{}, []report.Failure{}
+	for i, name := range v.FailedTests {
+		if confirmed[name] {
+			failed, failures = append(failed, name), append(failures, v.Failures[i])
+		} else {
+			v.FlakyTests = append(v.FlakyTests, name)
+		}
+	}
+	v.FailedTests, v.Failures = failed, failures
+	slices.Sort(v.FlakyTests)
+	return nil
+}
+
+// topLevel returns the top-level test of a test or subtest's name.
+func topLevel(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
+// failedIn reports whether test name failed in res, or was running when
+// its binary ended.
+func failedIn(res *gotest.Result, name string) bool {
+	t := res.Tests[name]
+	return t != nil && (t.Outcome == gotest.Fail || t.Outcome == "")
+}
+
+// passedTest reports whether the top-level test passed in res (its
+// subtests with it), in a run that ended well.
+func passedTest(res *gotest.Result, top string) bool {
+	t := res.Tests[top]
+	return t != nil && t.Outcome == gotest.Pass && !res.TimedOut && res.Signal == ""
+}
+
+// references are the runs of the reference (a binary with no mutant
+// active) that confirmations compare with: each distinct run happens once
+// in a mutate run, whichever mutant asks first, and the others wait for
+// it. flaky holds the top-level tests that passed and failed in runs of
+// the reference with the same flags (coverage runs each test alone twice):
+// a failure of theirs is never confirmed.
+type references struct {
+	p   *Prepared
+	cfg Config
+
+	mu    sync.Mutex
+	runs  map[string]*refRun // by binary and flags
+	flaky map[string]bool
+}
+
+type refRun struct {
+	done chan struct{}
+	res  *gotest.Result
+	err  error
+}
+
+func newReferences(p *Prepared, cfg Config) *references {
+	return &references{p: p, cfg: cfg, runs: map[string]*refRun{}, flaky: map[string]bool{}}
+}
+
+func refKey(bin string, args []string) string {
+	return bin + "\x00" + strings.Join(args, "\x00")
+}
+
+// set records res as the run of bin with args.
+func (rs *references) set(bin string, args []string, res *gotest.Result) {
+	r := &refRun{done: make(chan struct{}), res: res}
+	close(r.done)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.runs[refKey(bin, args)] = r
+}
+
+// setFlaky records that test is flaky without any mutant.
+func (rs *references) setFlaky(test string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.flaky[test] = true
+}
+
+func (rs *references) isFlaky(test string) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.flaky[test]
+}
+
+// flakyTests returns the tests known to be flaky without any mutant,
+// sorted.
+func (rs *references) flakyTests() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Sorted(maps.Keys(rs.flaky))
+}
+
+// run returns the result of bin, with env and args, with no mutant active:
+// run once, by the first to ask.
+func (rs *references) run(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
+	key := refKey(bin, args)
+	rs.mu.Lock()
+	r, ok := rs.runs[key]
+	if !ok {
+		r = &refRun{done: make(chan struct{})}
+		rs.runs[key] = r
+		rs.mu.Unlock()
+		r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limit, nil)
+		close(r.done)
+		return r.res, r.err
+	}
+	rs.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,215 @@
+package harness
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// runs of the canned suite of writeModule (TestMax, TestDouble, TestSize),
+// as test2json events.
+func suiteRun(failing ...string) string {
+	var b strings.Builder
+	for _, test := range []string{"TestMax", "TestDouble", "TestSize"} {
+		b.WriteString(`{"Action":"run","Test":"` + test + `"}` + "\n")
+		if slices.Contains(failing, test) {
+			b.WriteString(`{"Action":"output","Test":"` + test + `","Output":"    calc_test.go:6: wrong\n"}` + "\n")
+			b.WriteString(`{"Action":"fail","Test":"` + test + `"}` + "\n")
+			continue
+		}
+		b.WriteString(`{"Action":"pass","Test":"` + test + `"}` + "\n")
+	}
+	if len(failing) > 0 {
+		b.WriteString(`{"Action":"fail"}` + "\n")
+	} else {
+		b.WriteString(`{"Action":"pass"}` + "\n")
+	}
+	return b.String()
+}
+
+// alone is the flag of a run of one top-level test.
+func alone(test string) string { return runOnly([]string{test}) }
+
+var flipped = &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}
+
+// runCanned runs ms with r on the module of writeModule.
+func runCanned(t *testing.T, r *canned, ms ...*mutation.Mutant) *report.Report {
+	t.Helper()
+	return prepareAndRun(t, Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r})
+}
+
+// count returns how many runs r made with mutant active.
+func (c *canned) count(active string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, a := range c.runs {
+		if a == active {
+			n++
+		}
+	}
+	return n
+}
+
+// A test that fails under the mutant once, and passes when run again under
+// it, is flaky: no killer. The mutant, whose only failure it was, runs
+// once more, passes, and survives, with the test named.
+func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		if active == "m" && len(args) == 0 && n == 0 {
+			return suiteRun("TestMax"), true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Survived || len(m.FailedTests) != 0 || !slices.Equal(m.FlakyTests, []string{"TestMax"}) {
+		t.Fatalf("mutant = %s, failed %v, flaky %v; want survived, none failed, TestMax flaky", m.Status, m.FailedTests, m.FlakyTests)
+	}
+	// The suite, TestMax alone, the suite again (TestMax in its grouping),
+	// then once more, whole.
+	if got := r.count("m"); got != 4 {
+		t.Errorf("%d runs of the mutant, want 4", got)
+	}
+}
+
+// A failure that reproduces, under the mutant alone and not without it,
+// kills: and that kill is cached, while a verdict that saw a flaky test is
+// not.
+func TestConfirm_OnlyConfirmedVerdictsAreCached(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // a cache of its own
+	flaky := &mutation.Mutant{ID: "flaky", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3"}
+	respond := func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m":
+			return suiteRun("TestMax"), true
+		case active == "flaky" && len(args) == 0 && n == 0:
+			return suiteRun("TestDouble"), true
+		}
+		return "", false
+	}
+	dir := writeModule(t)
+	first := &canned{events: map[string]string{"": suiteRun()}, respond: respond}
+	cfg := Config{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped, flaky}, Jobs: 1, Runner: first}
+	rep := prepareAndRun(t, cfg)
+	checkMutants(t, rep, []report.Mutant{
+		{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
+		{ID: "flaky", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+	})
+	again := &canned{events: map[string]string{"": suiteRun()}, respond: respond}
+	cfg.Runner = again
+	rep = prepareAndRun(t, cfg)
+	if again.count("m") != 0 || again.count("flaky") == 0 {
+		t.Fatalf("second run: %d runs of m, %d of flaky; want m from the cache and flaky run again", again.count("m"), again.count("flaky"))
+	}
+	if rep.Mutants[0].Status != report.Killed {
+		t.Errorf("cached m = %s, want killed", rep.Mutants[0].Status)
+	}
+}
+
+// A test that passes and fails when it runs alone with no mutant (coverage
+// runs each test twice) is flaky: its failures under a mutant are never
+// kills. A mutant whose only failure it is runs once more, and is then
+// flaky, with no failing test to predict.
+func TestConfirm_ATestFlakyWithoutTheMutantNeverKills(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	r := &canned{
+		events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
+		reach:  map[string][]string{"TestMax": {"m"}},
+		respond: func(active string, args []string, n int) (string, bool) {
+			if active == "" && slices.Equal(args, []string{alone("TestMax")}) && n == 1 {
+				return suiteRun("TestMax"), true
+			}
+			return "", false
+		},
+	}
+	rep := runCanned(t, r, gen)
+	m := rep.Mutants[0]
+	if m.Status != report.Flaky || len(m.FailedTests) != 0 || !slices.Equal(m.FlakyTests, []string{"TestMax"}) {
+		t.Fatalf("mutant = %s, failed %v, flaky %v; want flaky, none failed, TestMax flaky", m.Status, m.FailedTests, m.FlakyTests)
+	}
+	if !slices.Equal(rep.FlakyTests, []string{"TestMax"}) {
+		t.Errorf("report's flaky tests = %v, want [TestMax]", rep.FlakyTests)
+	}
+	if err := predict.Comparable(rep); err == nil {
+		t.Error("predict.Comparable() = nil for a flaky mutant, want an error")
+	}
+	if got := rep.ExitCode(); got != report.ExitError {
+		t.Errorf("ExitCode() = %d, want %d", got, report.ExitError)
+	}
+}
+
+// A test that fails under the mutant only after the tests before it (not
+// alone) kills when it fails again in the same grouping, and passes there
+// without the mutant.
+func TestConfirm_AFailureThatNeedsTheTestsBeforeItKillsInItsGrouping(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		if active == "m" && len(args) == 0 {
+			return suiteRun("TestSize"), true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestSize"}}})
+	if got := r.count("m"); got != 3 {
+		t.Errorf("%d runs of the mutant, want 3 (the suite, TestSize alone, the suite again)", got)
+	}
+}
+
+// A run stopped at its limit after a test failed is a timeout whose
+// failing tests are partial, and no prediction is graded against it.
+func TestConfirm_AFailureThenAHangIsAPartialTimeout(t *testing.T) {
+	hang := `{"Action":"run","Test":"TestMax"}
+{"Action":"fail","Test":"TestMax"}
+{"Action":"run","Test":"TestDouble"}
+TIMEOUT
+`
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
+		if active == "m" && len(args) == 0 {
+			return hang, true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Timeout || !m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
+		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want a partial timeout, TestMax failed, TestDouble running", m.Status, m.Partial, m.FailedTests, m.Running)
+	}
+	err := predict.Comparable(rep)
+	if err == nil || !strings.Contains(err.Error(), "the failing tests are partial): m") {
+		t.Fatalf("predict.Comparable() = %v, want it to refuse the partial set of m", err)
+	}
+}
+
+// A generated mutant whose early-kill phases each pass runs its covering
+// tests once more, together in source order: a test that fails only
+// after another is a kill, with every failing test named.
+func TestGenerated_ASurvivorIsConfirmedByItsCoveringTestsInSourceOrder(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	together := runOnly([]string{"TestMax", "TestSize"})
+	slow := strings.Replace(suiteRun(), `{"Action":"pass","Test":"TestSize"}`, `{"Action":"pass","Test":"TestSize","Elapsed":0.5}`, 1)
+	r := &canned{
+		events: map[string]string{"": slow},
+		reach:  map[string][]string{"TestMax": {"m"}, "TestSize": {"m"}},
+		respond: func(active string, args []string, n int) (string, bool) {
+			if active == "m" && slices.Equal(args, []string{together}) {
+				return suiteRun("TestSize"), true
+			}
+			return "", false
+		},
+	}
+	rep := runCanned(t, r, gen)
+	m := rep.Mutants[0]
+	if m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestSize"}) || m.FirstFailureOnly {
+		t.Fatalf("mutant = %s, failed %v, first failure only %v; want killed by TestSize, the whole set", m.Status, m.FailedTests, m.FirstFailureOnly)
+	}
+	// Two phases (TestMax fast, TestSize slow), the covering tests
+	// together, TestSize alone, and together again.
+	if got := r.count("m"); got != 5 {
+		t.Errorf("%d runs of the mutant, want 5", got)
+	}
+}

@@ -1,0 +1,243 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// mutantRun is what the runs of one mutant need: which binary runs it, in
+// which environment, which tests, and what it is compared with.
+type mutantRun struct {
+	cfg   Config
+	p     *Prepared
+	b     *Baseline
+	a     *mutation.Applied
+	dir   string
+	limit time.Duration
+	k     *killers
+
+	bin string   // the mutant's test binary
+	env []string // with which the binary runs as the mutant
+	// ref is the binary, and its environment, that runs the reference:
+	// the same switched build with no mutant active, or the plain build.
+	ref    string
+	refEnv []string
+	tests  []string // the top-level tests it runs
+	// fast: a generated mutant without -full, run the early-kill way.
+	fast bool
+}
+
+// runMutant runs the suite against one mutant: the switched binary with
+// the mutant active, or a build of its own, made under dir.
+//
+// A generated mutant (unless cfg.Full) runs only the tests that reach its
+// site, none when none does (not-covered), and stops at its first failing
+// test, trying first the tests that killed its neighbours, then the
+// fastest (see killers.phases): the speed of PIT. If none fails, its
+// covering tests run once more together, in source order in one process,
+// as go test runs them, before it is called survived. A catalog mutant
+// runs every test to the end, as the gate and predictions need: its
+// verdict and failing tests are exactly the full suite's (and when the run
+// has coverage, a survivor that no test reaches is called not-covered).
+//
+// Every failing test is confirmed (see mutantRun.confirm): a failure that
+// does not reproduce is flaky, named, and no kill. A mutant whose only
+// failures were flaky runs once more; if again no failure is confirmed, it
+// is flaky.
+func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration, k *killers) (r report.Mutant, err error) {
+	r = newResult(p, a)
+	start := time.Now()
+	defer func() { r.Seconds = time.Since(start).Seconds() }()
+	if msgs, ok := b.invalid[a.Mutant.ID]; ok {
+		r.Status, r.Output = report.BuildFailed, msgs
+		return r, nil
+	}
+	m := &mutantRun{cfg: cfg, p: p, b: b, a: a, dir: dir, limit: limit, k: k,
+		tests: b.Result.TopLevel(), fast: a.Mutant.Operator != "" && !cfg.Full}
+	covered, known := true, false
+	if sb := b.switched; sb.switched(a.Mutant.ID) {
+		r.Build = string(ModeSwitch)
+		m.bin, m.env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
+		m.ref, m.refEnv = sb.bin, []string{mutation.SwitchEnv + "="}
+	} else {
+		bin, err := p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated}, false)
+		var be *gotest.BuildError
+		if errors.As(err, &be) {
+			r.Status, r.Output = report.BuildFailed, be.Output
+			return r, nil
+		}
+		if err != nil {
+			return r, err
+		}
+		m.bin, m.ref = bin, b.plain
+	}
+	if c := b.coverage; c != nil && c.knows(a.Mutant.ID) {
+		known = true
+		r.CoveredBy = c.of(a.Mutant.ID)
+		covered = len(r.CoveredBy) > 0
+		if m.fast {
+			m.tests = r.CoveredBy
+		}
+	}
+	if m.fast && !covered {
+		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
+		return r, nil
+	}
+
+	v, unconfirmed, err := m.attempt(ctx)
+	if err != nil {
+		return r, err
+	}
+	if unconfirmed {
+		// Its only failures were flaky: once more, whole.
+		again, stillUnconfirmed, err := m.attempt(ctx)
+		if err != nil {
+			return r, err
+		}
+		again.FlakyTests = union(v.FlakyTests, again.FlakyTests)
+		again.TestSeconds += v.TestSeconds
+		if stillUnconfirmed {
+			again.Status = report.Flaky
+			again.Reason = "tests failed in two runs, and no failure reproduced without the other tests or failed only under the mutant"
+		}
+		v = again
+	}
+	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
+	r.Reason, r.Running, r.Output, r.Partial = v.Reason, v.Running, v.Output, v.Partial
+	r.TestSeconds, r.FirstFailureOnly = v.TestSeconds, v.FirstFailureOnly
+	switch {
+	case m.fast && r.Status == report.Killed:
+		k.record(a.Mutant.Target, r.FailedTests)
+	case r.Status == report.Survived && known && !covered:
+		// Every test ran, and none reaches the site.
+		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
+	case r.Status == report.Survived && a.Mutant.Operator != "" && b.coverage == nil:
+		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
+	case r.Status == report.Survived && a.Mutant.Operator != "" && !known:
+		r.Reason = "whether a test reaches its site is not known: its site cannot be marked in the switched build"
+	}
+	return r, nil
+}
+
+// newResult returns the result of a's run, before it ran.
+func newResult(p *Prepared, a *mutation.Applied) report.Mutant {
+	return report.Mutant{
+		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: string(a.Mutant.Kind), Operator: string(a.Mutant.Operator),
+		File: p.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
+		Location: &report.Location{
+			Start: report.Position{Line: a.Start.Line, Column: a.Start.Column},
+			End:   report.Position{Line: a.End.Line, Column: a.End.Column},
+		},
+		Replacement: a.Replacement,
+		Diff:        a.Diff(p.RelFile(a)),
+		Build:       string(ModeOverlay),
+	}
+}
+
+// attempt runs the mutant's tests (by phases, for an early kill) and
+// confirms what failed. unconfirmed says that tests failed and none was
+// confirmed.
+func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed bool, err error) {
+	v = report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
+	phases := [][]string{m.tests}
+	var durations map[string]float64
+	if m.fast {
+		durations = m.b.durations()
+		phases = m.k.phases(m.a.Mutant.Target, m.tests, durations)
+	}
+	group := m.tests
+	for i, phase := range phases {
+		res, limit, err := m.execMutant(ctx, m.args(phase, m.fast), m.limitOf(phase))
+		if err != nil {
+			return v, false, err
+		}
+		v.TestSeconds += res.Wall
+		classify(&v, res, phase, limit)
+		if v.Status != report.Survived {
+			group = phase
+			v.FirstFailureOnly = m.fast && v.Status == report.Killed
+			break
+		}
+		if i == len(phases)-1 && len(phases) > 1 {
+			// Each phase passed on its own: the covering tests once more,
+			// together in source order, as go test runs them, so that a
+			// test that fails only after another is not missed.
+			res, limit, err := m.execMutant(ctx, m.args(m.tests, false), m.limitOf(m.tests))
+			if err != nil {
+				return v, false, err
+			}
+			v.TestSeconds += res.Wall
+			classify(&v, res, m.tests, limit)
+		}
+	}
+	if len(v.FailedTests) == 0 {
+		return v, false, nil
+	}
+	if err := m.confirm(ctx, &v, group); err != nil {
+		return v, false, err
+	}
+	if len(v.FailedTests) > 0 {
+		return v, false, nil
+	}
+	if v.Status == report.Timeout {
+		// It hangs; no failure before it was stopped is confirmed.
+		v.Partial = false
+		return v, false, nil
+	}
+	return v, true, nil
+}
+
+// args returns the flags of a run of tests: only them, unless they are the
+// whole suite, and with failfast, stopped at the first that fails.
+func (m *mutantRun) args(tests []string, failfast bool) []string {
+	var args []string
+	if len(tests) < len(m.b.Result.TopLevel()) {
+		args = append(args, runOnly(tests))
+	}
+	if failfast {
+		args = append(args, "-test.failfast")
+	}
+	return args
+}
+
+// limitOf returns the limit of a run of tests: -timeout, or for some of
+// the tests their own share (see limitOf), at most the mutant's limit.
+func (m *mutantRun) limitOf(tests []string) time.Duration {
+	if m.cfg.Timeout > 0 || len(tests) == len(m.b.Result.TopLevel()) {
+		return m.limit
+	}
+	return limitOf(tests, m.b.durations(), m.limit)
+}
+
+// execMutant runs the mutant's test binary with the limit, and once more
+// with twice the limit when tests were still reporting near it; it
+// returns the result and the limit it ran with.
+func (m *mutantRun) execMutant(ctx context.Context, args []string, limit time.Duration) (*gotest.Result, time.Duration, error) {
+	res, err := m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, limit, nil)
+	if err != nil {
+		return nil, limit, err
+	}
+	if res.TimedOut && len(res.Failed()) == 0 && res.Idle < limit.Seconds()/2 {
+		// Tests were still reporting near the limit: the run looks slow
+		// (a loaded machine) rather than hung. Once more, with twice the
+		// time; a hang is confirmed by that run alone.
+		limit *= 2
+		if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, limit, nil); err != nil {
+			return nil, limit, err
+		}
+	}
+	return res, limit, nil
+}
+
+// union returns the sorted names of a and b, each once.
+func union(a, b []string) []string {
+	u := slices.Concat(a, b)
+	slices.Sort(u)
+	return slices.Compact(u)
+}

@@ -1,0 +1,223 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+// Status is the verdict on a mutant.
+type Status string
+
+// Statuses of a mutant. A verdict rests on the events of the test binary,
+// compared with the baseline's tests; what each means, and how every
+// output shows it, is its row of statuses.
+const (
+	Killed      Status = "killed"
+	Survived    Status = "survived"
+	Crashed     Status = "crashed"
+	Timeout     Status = "timeout"
+	BuildFailed Status = "build-failed"
+	NotCovered  Status = "not-covered"
+	Flaky       Status = "flaky"
+)
+
+// junitOutcome is how a mutant's test case reads in JUnit XML.
+type junitOutcome int
+
+const (
+	junitPass    junitOutcome = iota // the mutant was caught
+	junitFailure                     // the suite missed it
+	junitError                       // no verdict on the suite
+)
+
+// statusDef is one status: what it means and how every output shows it.
+// Adding a status is adding a row to statuses (and teaching the harness's
+// classifier when to give it).
+type statusDef struct {
+	status Status
+	// detected: the suite caught the mutant, in the score's numerator.
+	detected bool
+	// scored: in the score's denominator; a status that says nothing of
+	// the suite (the mutant is not valid Go, the tests are flaky) is not.
+	scored bool
+	// exit is the exit code a run with such a mutant gives, at least
+	// (see ExitCode for which wins).
+	exit int
+	// comparable: a prediction can be compared with the mutant's failing
+	// tests (see Mutant.Comparable).
+	comparable bool
+	// always: the summary line counts it even when no mutant has it.
+	always bool
+	// help says what it means, one line per line of run's help.
+	help string
+	// matrix is the kill matrix's line under a mutant that was not killed.
+	matrix func(m Mutant) string
+	junit  junitOutcome
+	// junitMsg is the message of a JUnit failure or error.
+	junitMsg func(m Mutant) string
+	// github is the level of the workflow annotation ("" for none), and
+	// githubMsg its message; show is the command that shows the mutant.
+	github    string
+	githubMsg func(m Mutant, show string) string
+	// stryker is the status in the mutation-testing-report-schema.
+	stryker string
+	// css is the class of its colour in the HTML pages: good, bad or warn.
+	css string
+}
+
+// statuses lists every status, in the order summaries give them.
+var statuses = []statusDef{
+	{
+		status: Killed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true,
+		help: `a test failed, or the test binary died while a test ran (that
+test is named, with how the binary ended); each such failure
+reproduced when run again`,
+		junit:   junitPass,
+		stryker: "Killed", css: "good",
+	},
+	{
+		status: Survived, scored: true, exit: ExitSurvived, comparable: true, always: true,
+		help: `every test of the baseline ran and passed: the suite cannot
+tell the mutant from the reference`,
+		matrix:   func(Mutant) string { return "no test failed: the suite cannot tell this mutant from the reference" },
+		junit:    junitFailure,
+		junitMsg: func(Mutant) string { return "mutant survived: no test failed" },
+		github:   "error",
+		githubMsg: func(_ Mutant, show string) string {
+			return "no test failed under this mutant: the suite cannot tell it from the reference. Add a test that observes the difference (" + show + ")."
+		},
+		stryker: "Survived", css: "bad",
+	},
+	{
+		status: Crashed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true,
+		help: `the binary ended before every test ran, with none failing and
+none running (an exit at init, in TestMain, between tests), or
+failed after every test passed: detected, but by no test`,
+		matrix: func(m Mutant) string { return "detected, but by no test: " + m.Reason },
+		junit:  junitPass,
+		github: "notice",
+		githubMsg: func(m Mutant, _ string) string {
+			return "no test failed, but the test binary crashed under this mutant: " + m.Reason
+		},
+		stryker: "RuntimeError", css: "warn",
+	},
+	{
+		status: Timeout, detected: true, scored: true, exit: ExitTimeout, always: true,
+		help: `the binary was still running at the limit and was stopped
+(10x the baseline's test run plus 5s, or -timeout; for an
+early-kill run, 10x the baseline time of its tests plus 5s); the
+tests that failed before it are partial`,
+		matrix: func(m Mutant) string {
+			if m.Partial {
+				return m.Reason + ": the mutant probably hangs; the tests above failed before it was stopped, others might have"
+			}
+			return m.Reason + ": the mutant probably hangs"
+		},
+		junit:     junitError,
+		junitMsg:  func(m Mutant) string { return "mutant timed out: " + m.Reason },
+		github:    "error",
+		githubMsg: func(m Mutant, _ string) string { return "the test run under this mutant was " + m.Reason },
+		stryker:   "Timeout", css: "warn",
+	},
+	{
+		status: BuildFailed, exit: ExitError, always: true,
+		help: `the mutant is not valid Go: a defect of the mutant, never a kill`,
+		matrix: func(m Mutant) string {
+			return "the mutant does not compile (a defect of the mutant, not a kill):\n" + text.Indent(m.Output, "      ")
+		},
+		junit:     junitError,
+		junitMsg:  func(Mutant) string { return "mutant does not compile" },
+		github:    "error",
+		githubMsg: func(m Mutant, _ string) string { return "this mutant does not compile:\n" + m.Output },
+		stryker:   "CompileError", css: "warn",
+	},
+	{
+		status: NotCovered, scored: true, exit: ExitSurvived, comparable: true,
+		help: `(generated mutants) no test reaches the mutant's site, so
+none runs: the suite cannot see it`,
+		matrix:   func(Mutant) string { return "no test reaches it: no test can tell this mutant from the reference" },
+		junit:    junitFailure,
+		junitMsg: func(Mutant) string { return "mutant not covered: no test reaches it" },
+		github:   "error",
+		githubMsg: func(_ Mutant, show string) string {
+			return "no test reaches this code, so no test can catch a fault in it. Add a test that runs it (" + show + ")."
+		},
+		stryker: "NoCoverage", css: "bad",
+	},
+	{
+		status: Flaky, exit: ExitError,
+		help: `tests failed under the mutant, twice, but no failure
+reproduced when run again, or the test also fails without the
+mutant: the suite gives no verdict (the tests are named)`,
+		matrix: func(m Mutant) string {
+			return "no verdict: these tests failed but did not fail again, or fail without the mutant too: " + strings.Join(m.FlakyTests, ", ")
+		},
+		junit:    junitError,
+		junitMsg: func(m Mutant) string { return "flaky tests, no verdict: " + strings.Join(m.FlakyTests, ", ") },
+		github:   "error",
+		githubMsg: func(m Mutant, _ string) string {
+			return "the tests that failed under this mutant did not fail again, or fail without it too: " + strings.Join(m.FlakyTests, ", ") + ". Make them deterministic."
+		},
+		stryker: "RuntimeError", css: "warn",
+	},
+}
+
+// def returns the row of s; an unknown status (from a newer version's
+// results) reads as one that says nothing of the suite.
+func (s Status) def() statusDef {
+	for _, d := range statuses {
+		if d.status == s {
+			return d
+		}
+	}
+	return statusDef{status: s, exit: ExitError, junit: junitError,
+		junitMsg:  func(Mutant) string { return "unknown status " + string(s) },
+		github:    "error",
+		githubMsg: func(Mutant, string) string { return "unknown status " + string(s) },
+		matrix:    func(Mutant) string { return "unknown status " + string(s) },
+		stryker:   "RuntimeError", css: "warn"}
+}
+
+// Statuses lists every status, in the order summaries give them.
+func Statuses() []Status {
+	list := make([]Status, len(statuses))
+	for i, d := range statuses {
+		list[i] = d.status
+	}
+	return list
+}
+
+// Detected reports whether s counts as caught by the suite in the score:
+// killed, crashed or timed out, as Stryker and PIT count timeouts.
+func (s Status) Detected() bool { return s.def().detected }
+
+// Comparable reports whether a prediction can be compared with the failing
+// tests of a mutant of status s: not if the status says nothing of which
+// tests fail (a timeout, a build failure, flaky tests).
+func (s Status) Comparable() bool { return s.def().comparable }
+
+// Scored reports whether s counts in the score's denominator.
+func (s Status) Scored() bool { return s.def().scored }
+
+// CSS returns the class of s's colour in the HTML pages.
+func (s Status) CSS() string { return s.def().css }
+
+// StatusHelp returns what each status means, as run's help lists them.
+func StatusHelp() string {
+	var b strings.Builder
+	for _, d := range statuses {
+		for i, line := range strings.Split(d.help, "\n") {
+			name := ""
+			if i == 0 {
+				name = string(d.status)
+			}
+			fmt.Fprintf(&b, "  %-13s %s\n", name, line)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// key returns the name of s's count in the JSON summary: build_failed.
+func (s Status) key() string { return strings.ReplaceAll(string(s), "-", "_") }

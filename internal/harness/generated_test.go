@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -96,6 +97,30 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 		if m.ID == "total-boundary-1" && !slices.Equal(m.CoveredBy, []string{"TestTotal_DiscountFromTheThreshold", "TestTotal_NoDiscountBelowTheThreshold"}) {
 			t.Errorf("total-boundary-1 is covered by %v, want the two tests of Total", m.CoveredBy)
 		}
+	}
+}
+
+// A generated mutant that cannot be switched in (an array's length must be
+// a constant) gets a build of its own, and a mark at the top of its
+// function in the switched build: coverage knows that no test calls Pad,
+// so it is not-covered, as it would be if it were switched, and it is
+// never built; with -full too, where it runs every test.
+func TestGenerated_AMutantOutOfTheSwitchedBuildIsStillCovered(t *testing.T) {
+	ms := []*mutation.Mutant{
+		{ID: "pad", Target: "Pad", Kind: mutation.Expr, Find: "size * 2", Replace: "size / 2", Operator: mutation.OpArithmetic},
+		{ID: "max", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a >= b", Operator: mutation.OpBoundary},
+	}
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) {
+			rep := prepareAndRun(t, Config{Dir: writeModule(t), Package: ".", Mutants: ms, Full: full, Jobs: 2, NoCache: true})
+			checkMutants(t, rep, []report.Mutant{
+				{ID: "pad", Status: report.NotCovered, Build: string(ModeOverlay), FailedTests: []string{}},
+				{ID: "max", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+			})
+			if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
+				t.Errorf("max is covered by %v, want [TestMax]", got)
+			}
+		})
 	}
 }
 

@@ -70,6 +70,12 @@ func Double(x int) int {
 }
 
 func Size() int { return len(table) }
+
+// Pad is called by no test.
+func Pad() int {
+	var a [size * 2]int
+	return len(a)
+}
 `,
 		"calc_test.go": `package calc
 

@@ -61,11 +61,24 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 	m := &mutantRun{cfg: cfg, p: p, b: b, a: a, dir: dir, limit: limit, k: k,
 		tests: b.Result.TopLevel(), fast: a.Mutant.Operator != "" && !cfg.Full}
 	covered, known := true, false
+	if c := b.coverage; c != nil && c.knows(a.Mutant.ID) {
+		known = true
+		r.CoveredBy = c.of(a.Mutant.ID)
+		covered = len(r.CoveredBy) > 0
+		if m.fast {
+			m.tests = r.CoveredBy
+		}
+	}
 	if sb := b.switched; sb.switched(a.Mutant.ID) {
 		r.Build = string(ModeSwitch)
 		m.bin, m.env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
 		m.ref, m.refEnv = sb.bin, []string{mutation.SwitchEnv + "="}
-	} else {
+	}
+	if m.fast && !covered {
+		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
+		return r, nil
+	}
+	if m.bin == "" {
 		bin, err := p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated}, false)
 		var be *gotest.BuildError
 		if errors.As(err, &be) {
@@ -76,18 +89,6 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 			return r, err
 		}
 		m.bin, m.ref = bin, b.plain
-	}
-	if c := b.coverage; c != nil && c.knows(a.Mutant.ID) {
-		known = true
-		r.CoveredBy = c.of(a.Mutant.ID)
-		covered = len(r.CoveredBy) > 0
-		if m.fast {
-			m.tests = r.CoveredBy
-		}
-	}
-	if m.fast && !covered {
-		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
-		return r, nil
 	}
 
 	v, unconfirmed, err := m.attempt(ctx)

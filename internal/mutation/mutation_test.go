@@ -175,12 +175,17 @@ func TestSwitch_Excludes(t *testing.T) {
 		{ID: "clamp-1", Target: "Clamp", Kind: Expr, Find: "x < lo", Replace: "x <= lo", Occurrence: 1},
 		{ID: "clamp-2", Target: "Clamp", Kind: Expr, Find: "x < lo", Replace: "x <= lo", Occurrence: 2},
 	}
-	sw, err := p.Switch(ms, map[string]string{"skipped": "told to"}, nil)
+	sw, err := p.Switch(ms, map[string]string{"skipped": "told to"}, map[string]bool{"skipped": true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := sw.Included, []string{"body-1", "stmt-in-body", "cond", "arith", "clamp-1", "clamp-2"}; !slices.Equal(got, want) {
 		t.Errorf("Included = %v, want %v", got, want)
+	}
+	// Those excluded are marked at the top of their function, for
+	// coverage, but the one that noMark names.
+	if got, want := sw.Reached, []string{"body-2", "call"}; !slices.Equal(got, want) {
+		t.Errorf("Reached = %v, want %v", got, want)
 	}
 	for id, want := range map[string]string{
 		"body-2":  "its fragment is not found once outside the other switches",
@@ -200,6 +205,7 @@ func TestSwitch_Excludes(t *testing.T) {
 		"const query = `SELECT x FROM t WHERE a>? AND b>?`",
 		`if mutateOn("clamp-1") && (x <= lo) || !mutateOn("clamp-1") && (x < lo) {`,
 		`if x > hi || (mutateOn("clamp-2") && (x <= lo) || !mutateOn("clamp-2") && (x < lo)) {`,
+		"func Upper(s string) string {\n\tmutateOn(\"call\")\n",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("switched calc.go lacks %q:\n%s", want, src)

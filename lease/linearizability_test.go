@@ -303,15 +303,16 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 	}
 	// First, one at a time, the sequences that each broken rule gets wrong,
 	// so that a mutant of the rule fails this test whatever the timing:
-	// job "jd" is completed, completed again, and (at the end) claimed
-	// once done; job "jr" is released, claimed again, enqueued again,
-	// renewed by an impostor with the new fence and completed with the
-	// old one.
+	// job "jd" is completed, completed again, released once done, and (at
+	// the end) claimed once done; job "jr" is released, claimed again,
+	// enqueued again, renewed by an impostor with the new fence, and
+	// completed and released by its holder with the old one.
 	for _, in := range []lzInput{
 		{Op: "enqueue", Job: "jd"},
 		{Op: "claim", Job: "jd", Owner: "first", TTL: 300},
 		{Op: "complete", Job: "jd", Owner: "first", Fence: 1, Result: "r"},
 		{Op: "complete", Job: "jd", Owner: "first", Fence: 1, Result: "again"},
+		{Op: "release", Job: "jd", Owner: "first", Fence: 1},
 		{Op: "enqueue", Job: "jr"},
 		{Op: "claim", Job: "jr", Owner: "first", TTL: 300},
 		{Op: "release", Job: "jr", Owner: "first", Fence: 1},
@@ -319,6 +320,7 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 		{Op: "enqueue", Job: "jr"},
 		{Op: "renew", Job: "jr", Owner: "impostor", Fence: 2, TTL: 300},
 		{Op: "complete", Job: "jr", Owner: "second", Fence: 1, Result: "stale"},
+		{Op: "release", Job: "jr", Owner: "second", Fence: 1},
 	} {
 		ev, err := lzDo(t.Context(), s, 7, epoch, in)
 		if err != nil {

@@ -38,7 +38,7 @@ func classify(r *report.Mutant, res *gotest.Result, expected []string, limit tim
 		}
 	case len(running) > 0:
 		// The binary ended while these tests ran, before they reported.
-		r.Status = report.Killed
+		r.Status, r.Running = report.Killed, running
 		for _, name := range running {
 			msg := fmt.Sprintf("the test binary %s while this test ran", res.Ended())
 			if own := res.Message(name); own != "" {

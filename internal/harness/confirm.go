@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -14,22 +15,32 @@ import (
 )
 
 // confirm keeps, of v's failing tests, those whose failure reproduces, and
-// moves the others to v.FlakyTests. A test that failed (or was running when
-// the binary died) under the mutant is confirmed when it fails again under
-// the mutant and passes without it: first each top-level test alone, in a
-// process of its own, against the reference alone; a test that does not
-// fail alone, or fails alone without the mutant too (it needs the tests
-// before it), is tried again in the grouping it failed in, group, against
-// the reference in the same grouping. A test known to be flaky without any
-// mutant is never confirmed.
+// moves the others to v.FlakyTests. A test that failed under the mutant is
+// confirmed when it fails again under the mutant and passes without it:
+// first each top-level test alone, in a process of its own, against the
+// reference alone; a test that does not fail alone, or fails alone without
+// the mutant too (it needs the tests before it), is tried again in the
+// grouping it failed in, group, against the reference in the same grouping.
+// A test that was only running when the binary died is confirmed alone or
+// not at all: run with the others, it would die again whoever caused it.
+// Those that pass alone were bystanders, and are dropped; if all were, and
+// the binary dies again in the grouping, the mutant crashed, detected but
+// by no test. A test known to be flaky without any mutant is never
+// confirmed.
 func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string) error {
 	byTop := map[string][]string{}
 	for _, name := range v.FailedTests {
 		top := topLevel(name)
 		byTop[top] = append(byTop[top], name)
 	}
+	died := map[string]bool{} // running when the binary died, with no outcome
+	if v.Status == report.Killed {
+		for _, name := range v.Running {
+			died[name] = true
+		}
+	}
 	confirmed := map[string]bool{}
-	var again []string // failures not confirmed alone
+	var again, bystanders []string
 	for _, top := range slices.Sorted(maps.Keys(byTop)) {
 		if m.b.refs.isFlaky(top) {
 			continue
@@ -44,14 +55,17 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 			return err
 		}
 		for _, name := range byTop[top] {
-			if passedTest(ref, top) && failedIn(alone, name) {
+			switch {
+			case passedTest(ref, top) && failedIn(alone, name):
 				confirmed[name] = true
-			} else {
+			case died[name]:
+				bystanders = append(bystanders, name)
+			default:
 				again = append(again, name)
 			}
 		}
 	}
-	if len(again) > 0 && len(group) > 1 {
+	if (len(again) > 0 || len(bystanders) > 0 && len(confirmed) == 0) && len(group) > 1 {
 		res, _, err := m.execMutant(ctx, m.args(group, false), m.limitOf(group))
 		if err != nil {
 			return err
@@ -66,12 +80,18 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 				confirmed[name] = true
 			}
 		}
+		if len(confirmed) == 0 && len(again) == 0 && !passed(res) && len(res.Failed()) == 0 && passed(ref) {
+			v.Status, v.Running = report.Crashed, res.Unfinished()
+			v.Reason = fmt.Sprintf("the test binary %s while %s ran, and again when run again; none of them fails alone", res.Ended(), strings.Join(bystanders, ", "))
+			v.Output = res.Output
+		}
 	}
 	failed, failures := []string{}, []report.Failure{}
 	for i, name := range v.FailedTests {
-		if confirmed[name] {
+		switch {
+		case confirmed[name]:
 			failed, failures = append(failed, name), append(failures, v.Failures[i])
-		} else {
+		case !slices.Contains(bystanders, name):
 			v.FlakyTests = append(v.FlakyTests, name)
 		}
 	}

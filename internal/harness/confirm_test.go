@@ -213,3 +213,52 @@ func TestGenerated_ASurvivorIsConfirmedByItsCoveringTestsInSourceOrder(t *testin
 		t.Errorf("%d runs of the mutant, want 5", got)
 	}
 }
+
+// crash is a run in which the binary died while TestMax and TestDouble
+// ran, TestMax having printed a panic.
+const crash = `{"Action":"run","Test":"TestMax"}
+{"Action":"run","Test":"TestDouble"}
+{"Action":"output","Test":"TestMax","Output":"panic: runtime error: integer divide by zero\n"}
+`
+
+// Of the tests running when the binary died, the one that dies again alone
+// under the mutant kills it; the others were bystanders, and are neither
+// killers nor flaky.
+func TestConfirm_BystandersOfACrashAreNoKillers(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m" && len(args) == 0:
+			return crash, true
+		case active == "m" && slices.Equal(args, []string{alone("TestMax")}):
+			return `{"Action":"run","Test":"TestMax"}` + "\n", true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestMax"}) || len(m.FlakyTests) != 0 {
+		t.Fatalf("mutant = %s, failed %v, flaky %v; want killed by TestMax alone, nothing flaky", m.Status, m.FailedTests, m.FlakyTests)
+	}
+	if !strings.Contains(m.Failures[0].Message, "integer divide by zero") {
+		t.Errorf("TestMax's message = %q, want its panic", m.Failures[0].Message)
+	}
+}
+
+// A binary that dies again and again while tests run, none of which dies
+// alone, crashed: detected, but by no test.
+func TestConfirm_ACrashNoTestCausesAloneIsCrashed(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		if active == "m" && len(args) == 0 {
+			return crash, true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Crashed || len(m.FailedTests) != 0 || len(m.FlakyTests) != 0 {
+		t.Fatalf("mutant = %s, failed %v, flaky %v; want crashed, no test failed, nothing flaky", m.Status, m.FailedTests, m.FlakyTests)
+	}
+	if want := "the test binary exited with status 1 while TestDouble, TestMax ran, and again when run again; none of them fails alone"; m.Reason != want {
+		t.Errorf("reason = %q, want %q", m.Reason, want)
+	}
+}

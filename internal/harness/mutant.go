@@ -183,7 +183,7 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 	if err := m.confirm(ctx, &v, group); err != nil {
 		return v, false, err
 	}
-	if len(v.FailedTests) > 0 {
+	if len(v.FailedTests) > 0 || v.Status == report.Crashed {
 		return v, false, nil
 	}
 	if v.Status == report.Timeout {

@@ -43,8 +43,8 @@ overrides). mutate works from any directory of the module.
 
 Exit codes of run: 0 every mutant killed (or crashed); 1 some mutant
 survived; 3 some mutant timed out, and none survived; 2 a usage, input or
-harness error (a red baseline, a mutant that does not compile, a tree that
-changed, an interrupted run).
+harness error (a red or flaky baseline, a mutant that does not compile or
+whose tests are flaky, a tree that changed, an interrupted run).
 Exit codes of check: 0 every prediction exact; 1 some prediction differs;
 2 an invalid prediction file, or any error that run exits 2 for.
 Exit codes of report: 0 rewritten or up to date; 1 with -check, out of date.

@@ -22,6 +22,12 @@ killed its neighbours and the fastest first, and stops at its first failing
 test (-full runs every test to the end, as catalog mutants always do).
 -min-score gates on the share detected instead of on every mutant.
 
+A kill is confirmed: each test that failed under a mutant runs again, alone,
+under it (it must fail again) and without it (it must pass); one that needs
+the tests before it is tried in the grouping it failed in. A failure that does
+not reproduce is flaky: named, never a kill, never cached. A mutant whose only
+failures were flaky runs once more, and is flaky if again none reproduces.
+
 Every test binary runs in a private copy of its package directory, with a
 HOME and TMPDIR of its own; the source tree is checked after every run, and
 a change stops the run (exit 2). Results are cached: an unchanged tree is
@@ -29,7 +35,8 @@ answered at once (-no-cache runs again).
 
 Exit codes: 0 every mutant killed or crashed; 1 some mutant survived or is
 not covered (with -min-score: the score is below it); 3 some mutant timed out
-and none survived; 2 a usage, input or harness error.`
+and none survived; 2 a usage, input or harness error, a mutant that does not
+compile or whose tests are flaky.`
 
 func run(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags]", runSummary)

@@ -61,7 +61,7 @@ func TestWriteHTML_MatrixAndReport(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	if n := strings.Count(page, `<td class="failed"`); n != 3 {
-		t.Errorf("the matrix has %d marks, want 3 (the kills of claim-boundary)", n)
+	if n := strings.Count(page, `<td class="failed"`); n != 4 {
+		t.Errorf("the matrix has %d marks, want 4 (the kills of claim-boundary, and the failure before hangs-after's timeout)", n)
 	}
 }

@@ -22,7 +22,15 @@ func sample() *Report {
 				{Test: "TestModel/seq", Message: "model_test.go:9: first line\n    second line"},
 			}},
 		{ID: "renew-expired", Step: 5, Title: "Renew accepts a lease at its exact expiry", Target: "Store.Renew",
-			File: "lease/lease.go", Line: 252, Status: Survived, Build: "switch", Seconds: 2, FailedTests: []string{}, Failures: []Failure{}},
+			File: "lease/lease.go", Line: 252, Status: Survived, Build: "switch", Seconds: 2, FailedTests: []string{}, Failures: []Failure{},
+			FlakyTests: []string{"TestRenew_Slow"}},
+		{ID: "hangs-after", Step: 6, Title: "Complete hangs after a failure", Target: "Store.Complete",
+			File: "lease/lease.go", Line: 270, Status: Timeout, Build: "switch", Seconds: 60, Partial: true,
+			FailedTests: []string{"TestComplete_Twice"}, Failures: []Failure{{Test: "TestComplete_Twice", Message: "complete_test.go:12: Complete() = true"}},
+			Reason: "stopped at the limit of 60s while TestComplete_Stale ran", Running: []string{"TestComplete_Stale"}},
+		{ID: "jitter", Step: 7, Title: "a mutant only flaky tests fail under", Target: "Store.Release",
+			File: "lease/lease.go", Line: 290, Status: Flaky, Build: "switch", Seconds: 4, FailedTests: []string{}, Failures: []Failure{},
+			FlakyTests: []string{"TestRelease_Race"}, Reason: "tests failed in two runs, and no failure reproduced without the other tests or failed only under the mutant"},
 		{ID: "loops", Step: 0, Title: "a loop that never ends, 100%", Target: "Loop",
 			File: "calc/calc.go", Line: 7, Status: Timeout, Build: "switch", Seconds: 60, FailedTests: []string{}, Failures: []Failure{},
 			Reason: "stopped at the limit of 60s while TestLoop ran", Running: []string{"TestLoop"}},
@@ -36,7 +44,7 @@ func sample() *Report {
 	return &Report{
 		Module: "example.com/m", Package: "./lease", GoVersion: "go1.26.8", Mode: "switch", Jobs: 2, Limit: 60,
 		Baseline: Baseline{Tests: 3, Seconds: 2.5, TestNames: []string{"TestA", "TestB", "TestB/sub"}},
-		Mutants:  ms, Summary: Summarize(ms), Seconds: 10.75,
+		Mutants:  ms, FlakyTests: []string{"TestRelease_Race"}, Summary: Summarize(ms), Seconds: 10.75,
 	}
 }
 
@@ -59,7 +67,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestSummary(t *testing.T) {
 	s := sample().Summary
-	if got, want := s.String(), "5 mutants: 1 killed, 1 survived, 1 crashed, 1 timeout, 1 build-failed"; got != want {
+	if got, want := s.String(), "7 mutants: 1 killed, 1 survived, 1 crashed, 2 timeout, 1 build-failed, 1 flaky"; got != want {
 		t.Fatalf("Summary = %q, want %q", got, want)
 	}
 }
@@ -76,6 +84,8 @@ func TestExitCode(t *testing.T) {
 		{"TimeoutOnly", []Status{Killed, Timeout}, ExitTimeout},
 		{"SurvivedBeatsTimeout", []Status{Timeout, Survived}, ExitSurvived},
 		{"BuildFailedIsAnError", []Status{Survived, BuildFailed}, ExitError},
+		{"FlakyIsAnError", []Status{Survived, Timeout, Flaky}, ExitError},
+		{"NotCoveredIsASurvivor", []Status{Killed, NotCovered, Timeout}, ExitSurvived},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,8 +125,8 @@ func TestWriteJUnit(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("JUnit output is not XML: %v", err)
 	}
-	if doc.Tests != 5 || doc.Failures != 1 || doc.Errors != 2 {
-		t.Fatalf("tests, failures, errors = %d, %d, %d; want 5, 1, 2", doc.Tests, doc.Failures, doc.Errors)
+	if doc.Tests != 7 || doc.Failures != 1 || doc.Errors != 4 {
+		t.Fatalf("tests, failures, errors = %d, %d, %d; want 7, 1, 4", doc.Tests, doc.Failures, doc.Errors)
 	}
 }
 

@@ -17,7 +17,11 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	if r.Cached {
 		cached = " (results from the cache: the sources, tests and mutants are unchanged)"
 	}
-	fmt.Fprintf(&b, "baseline %s: %d tests passed in %.1fs; limit per mutant %.1fs%s\n\n", r.Package, r.Baseline.Tests, r.Baseline.Seconds, r.Limit, cached)
+	fmt.Fprintf(&b, "baseline %s: %d tests passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, r.Baseline.Tests, r.Baseline.Seconds, r.Limit, cached)
+	if len(r.FlakyTests) > 0 {
+		fmt.Fprintf(&b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tMUTANT\tSTATUS\tTIME\tFAILED TESTS")
 	for _, m := range r.Mutants {

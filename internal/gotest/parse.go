@@ -21,18 +21,79 @@ const (
 
 // Test is the outcome of one test or subtest.
 type Test struct {
-	Name    string   // full name; a subtest is "Parent/sub"
-	Outcome string   // Pass, Fail or Skip; "" if the run ended before it did
-	Output  []string // its output lines, framing lines included
-	Elapsed float64  // seconds
+	Name    string // full name; a subtest is "Parent/sub"
+	Outcome string // Pass, Fail or Skip; "" if the run ended before it did
+	// Output are its output lines, framing lines included: the first and
+	// the last OutputCap bytes of them, with a line that says how much was
+	// dropped between.
+	Output  []string
+	Elapsed float64 // seconds
+
+	started bool
+	out     clipped
+}
+
+// OutputCap is how much is kept of a test's output, and of the output
+// outside any test: its first OutputCap bytes and its last OutputCap
+// bytes. Whatever a test prints, a run's memory stays bounded.
+const OutputCap = 64 << 10
+
+// clipped holds the lines of an output: the first and the last OutputCap
+// bytes of them, and how many lines and bytes were dropped between.
+type clipped struct {
+	head, tail            []string
+	headBytes, tailBytes  int
+	droppedLines, dropped int
+}
+
+func (c *clipped) add(line string) {
+	if len(line) > OutputCap {
+		c.dropped += len(line) - OutputCap
+		line = line[:OutputCap]
+	}
+	n := len(line) + 1
+	if len(c.tail) == 0 && c.headBytes+n <= OutputCap {
+		c.head = append(c.head, line)
+		c.headBytes += n
+		return
+	}
+	c.tail = append(c.tail, line)
+	c.tailBytes += n
+	for c.tailBytes > OutputCap && len(c.tail) > 1 {
+		c.tailBytes -= len(c.tail[0]) + 1
+		c.dropped += len(c.tail[0]) + 1
+		c.droppedLines++
+		c.tail = c.tail[1:]
+	}
+	if cap(c.tail) > 4*len(c.tail)+64 {
+		c.tail = slices.Clone(c.tail) // let go of the dropped lines
+	}
+}
+
+// lines returns the lines kept, with a line between head and tail that
+// says what was dropped.
+func (c *clipped) lines() []string {
+	lines := slices.Clone(c.head)
+	if c.dropped > 0 {
+		lines = append(lines, fmt.Sprintf("[… %d bytes of output dropped (%d lines) …]", c.dropped, c.droppedLines))
+	}
+	return append(lines, c.tail...)
 }
 
 // Result is the outcome of one run of a test binary.
 type Result struct {
 	Tests   map[string]*Test
 	Passed  bool    // the binary reported PASS for the package
-	Output  string  // output outside any test, such as a panic in TestMain
+	Output  string  // output outside any test, such as a panic in TestMain (clipped, see OutputCap)
 	Elapsed float64 // seconds the binary ran, as test2json reports it
+	// Forged says why the events cannot be those of the testing package,
+	// if they cannot: an outcome for a test that had not started, or a
+	// second outcome for one that had finished. Code under test can print
+	// the framing that test2json reads; such a run proves nothing.
+	Forged string
+	// Finished says that the testing package finished its run (see
+	// Exec.Finished): set by Exec.Run when it was asked to tell.
+	Finished bool
 
 	// Set by Exec.Run: how the binary ended.
 	ExitCode int     // -1 when a signal ended it
@@ -74,7 +135,7 @@ type Event struct {
 // eventParser accumulates the events of one run into a Result.
 type eventParser struct {
 	res *Result
-	out strings.Builder
+	out clipped
 }
 
 func newParser() *eventParser {
@@ -87,7 +148,7 @@ func (p *eventParser) add(e Event) {
 	if e.Test == "" {
 		switch e.Action {
 		case "output":
-			p.out.WriteString(e.Output)
+			p.out.add(strings.TrimSuffix(e.Output, "\n"))
 		case Pass:
 			res.Passed, res.Elapsed = true, e.Elapsed
 		case Fail:
@@ -102,14 +163,41 @@ func (p *eventParser) add(e Event) {
 	}
 	switch e.Action {
 	case "output":
-		t.Output = append(t.Output, strings.TrimSuffix(e.Output, "\n"))
+		t.out.add(strings.TrimSuffix(e.Output, "\n"))
+	case "run":
+		if t.started {
+			p.forged(fmt.Sprintf("%s started twice", e.Test))
+		}
+		t.started = true
 	case Pass, Fail, Skip:
-		t.Outcome, t.Elapsed = e.Action, e.Elapsed
+		switch {
+		case !t.started:
+			p.forged(fmt.Sprintf("a %s of %s, which had not started, was reported", e.Action, e.Test))
+		case t.Outcome != "":
+			p.forged(fmt.Sprintf("a %s of %s was reported after its %s", e.Action, e.Test, t.Outcome))
+		default:
+			t.Outcome, t.Elapsed = e.Action, e.Elapsed
+		}
+	}
+}
+
+// forged records the first sign that the events were not all written by
+// the testing package.
+func (p *eventParser) forged(why string) {
+	if p.res.Forged == "" {
+		p.res.Forged = why
 	}
 }
 
 func (p *eventParser) result() *Result {
-	p.res.Output = p.out.String()
+	var out strings.Builder
+	for _, l := range p.out.lines() {
+		out.WriteString(l + "\n")
+	}
+	p.res.Output = out.String()
+	for _, t := range p.res.Tests {
+		t.Output = t.out.lines()
+	}
 	return p.res
 }
 

@@ -1,6 +1,7 @@
 package gotest
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -150,5 +151,71 @@ func TestMessage_KeepsLoggedLinesAndPanics(t *testing.T) {
 		if got := res.Message(name); got != want {
 			t.Errorf("Message(%s) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// Code under test can print the framing test2json reads: an outcome for a
+// test that has not started, or a second outcome for one that finished,
+// cannot come from the testing package, and the result says so.
+func TestParse_ForgedFramingIsNamed(t *testing.T) {
+	for _, tc := range []struct{ name, events, want string }{
+		{"OutcomeOfATestNotStarted", `{"Action":"run","Test":"TestA"}
+{"Action":"fail","Test":"TestAdd"}
+{"Action":"pass","Test":"TestA"}
+`, "a fail of TestAdd, which had not started, was reported"},
+		{"SecondOutcome", `{"Action":"run","Test":"TestDiv"}
+{"Action":"pass","Test":"TestDiv"}
+{"Action":"fail","Test":"TestDiv"}
+`, "a fail of TestDiv was reported after its pass"},
+		{"StartedTwice", `{"Action":"run","Test":"TestA"}
+{"Action":"run","Test":"TestA"}
+`, "TestA started twice"},
+		{"Genuine", `{"Action":"run","Test":"TestA"}
+{"Action":"run","Test":"TestA/sub"}
+{"Action":"pause","Test":"TestA/sub"}
+{"Action":"cont","Test":"TestA/sub"}
+{"Action":"pass","Test":"TestA/sub"}
+{"Action":"pass","Test":"TestA"}
+{"Action":"pass"}
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Parse(strings.NewReader(tc.events))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Forged != tc.want {
+				t.Fatalf("Forged = %q, want %q", res.Forged, tc.want)
+			}
+		})
+	}
+}
+
+// A test that prints without end keeps the first and the last OutputCap
+// bytes of its output, and a line that says how much was dropped.
+func TestParse_OutputIsClippedToItsHeadAndTail(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"Action":"run","Test":"TestLoud"}` + "\n")
+	line := strings.Repeat("x", 999) // 1000 bytes with its newline
+	const lines = 1000
+	for i := range lines {
+		fmt.Fprintf(&b, `{"Action":"output","Test":"TestLoud","Output":"%03d%s\n"}`+"\n", i, line[3:])
+	}
+	b.WriteString(`{"Action":"fail","Test":"TestLoud"}` + "\n")
+	res, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Tests["TestLoud"].Output
+	kept := 2 * (OutputCap / 1000) // lines of 1000 bytes in head and tail
+	if len(out) != kept+1 {
+		t.Fatalf("%d lines kept, want %d and the note", len(out), kept)
+	}
+	dropped := lines - kept
+	if want := fmt.Sprintf("[… %d bytes of output dropped (%d lines) …]", dropped*1000, dropped); out[kept/2] != want {
+		t.Errorf("the note = %q, want %q", out[kept/2], want)
+	}
+	if !strings.HasPrefix(out[0], "000") || !strings.HasPrefix(out[len(out)-1], "999") {
+		t.Errorf("first and last lines kept = %.3s…, %.3s…; want 000…, 999…", out[0], out[len(out)-1])
 	}
 }

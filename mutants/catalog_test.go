@@ -106,7 +106,7 @@ func TestCatalog_AndExperimentsSwitchIntoOneFile(t *testing.T) {
 	got := sw.Files[filepath.Join(p.Dir, "lease.go")]
 	golden(t, "switched-lease.go.txt", got)
 	helper := string(sw.Files[filepath.Join(p.Dir, mutation.HelperFile)])
-	if !strings.Contains(helper, "package lease\n") || !strings.Contains(helper, `os.Getenv("MUTATE_ACTIVE")`) {
+	if !strings.Contains(helper, "package lease\n") || !strings.Contains(helper, `mutateSetting("MUTATE_ACTIVE", ".mutant")`) {
 		t.Errorf("helper file:\n%s", helper)
 	}
 	// Each switch is blamed for its own lines only.

@@ -11,9 +11,12 @@ import (
 
 	"github.com/fencelab/fencelab/internal/cli"
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 func main() {
+	// Each test binary runs in a sandbox whose init is mutate itself.
+	sandbox.Init()
 	// On Linux, what a test starts and leaves running, even in a session
 	// of its own, comes back to mutate, which kills it. Elsewhere the
 	// process groups of the test binaries are all there is.

@@ -24,9 +24,11 @@ import (
 	"github.com/fencelab/fencelab/internal/proctest"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // mutate, run by the scripts, is this binary: the init of its sandboxes
 	testscript.Main(m, map[string]func(){"mutate": main})
 }
 
@@ -53,6 +55,13 @@ func TestScripts(t *testing.T) {
 		// [browser]: a Chromium or Chrome is on PATH, for browse. CI
 		// installs one: there, its absence is an error, not a skip.
 		Condition: func(cond string) (bool, error) {
+			if cond == "namespaces" {
+				ok, why := sandbox.Available()
+				if !ok && os.Getenv("CI") == "true" {
+					return false, fmt.Errorf("CI=true and no namespaces for the sandboxes: %s", why)
+				}
+				return ok, nil
+			}
 			if cond == "browser" {
 				found := findBrowser() != ""
 				if !found && os.Getenv("CI") == "true" {
@@ -84,6 +93,9 @@ func TestScripts(t *testing.T) {
 			"stryker":      cmdStryker,
 			"browse":       cmdBrowse(artifacts),
 			"workflowstep": cmdWorkflowStep,
+			"nocmd":        cmdNocmd,
+			"waitcmd":      cmdWaitcmd,
+			"limits":       cmdLimits,
 		},
 	})
 }
@@ -349,4 +361,103 @@ func cmdWorkflowStep(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("%s: job %s has no step %q", args[0], args[1], args[2])
+}
+
+// nocmd TEXT checks that no process's command line holds TEXT.
+func cmdNocmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: nocmd TEXT")
+	}
+	// A process just killed may linger a moment as a zombie, with no
+	// command line; a live one shows its own.
+	if pid, cmdline := findCmd(args[0]); pid != "" {
+		ts.Fatalf("process %s is still running: %q", pid, cmdline)
+	}
+}
+
+// waitcmd TEXT waits until a process's command line holds TEXT. It
+// synchronizes with a background command; the limit only guards against a
+// hang of the script itself.
+func cmdWaitcmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitcmd TEXT")
+	}
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if pid, _ := findCmd(args[0]); pid != "" {
+			return
+		}
+	}
+	ts.Fatalf("no process's command line holds %q", args[0])
+}
+
+// findCmd returns the pid and command line of a process whose command
+// line holds text, if there is one.
+func findCmd(text string) (pid, cmdline string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(data), text) {
+			return e.Name(), strings.ReplaceAll(string(data), "\x00", " ")
+		}
+	}
+	return "", ""
+}
+
+// limits MB SECONDS PROG ARGS... runs PROG like exec (any exit code) and
+// checks that its peak resident memory stays under MB megabytes and that it
+// ends within SECONDS. The peak is read from /proc while it runs.
+func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: limits MB SECONDS PROG [ARGS...]")
+	}
+	mb, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	secs, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	prog := args[2]
+	if prog == "mutate" {
+		prog = os.Args[0] // testscript runs this binary as mutate
+	}
+	cmd := exec.Command(prog, args[3:]...)
+	if args[2] == "mutate" {
+		cmd.Args[0] = "mutate"
+	}
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = os.Environ()
+	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOFLAGS", "GOTOOLCHAIN", "WORK", "MODROOT", "PATH"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	ts.Check(cmd.Start())
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	peak := 0
+	status := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "status")
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-time.After(20 * time.Millisecond):
+		}
+		if data, err := os.ReadFile(status); err == nil {
+			for line := range strings.Lines(string(data)) {
+				if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")))
+					peak = max(peak, n/1024)
+				}
+			}
+		}
+	}
+	wall := time.Since(start)
+	ts.Stdout().Write([]byte(stdout.String()))
+	ts.Stderr().Write([]byte(stderr.String()))
+	ts.Logf("peak resident memory %d MB, %.1fs", peak, wall.Seconds())
+	if peak == 0 || peak > mb {
+		ts.Fatalf("peak resident memory %d MB, want under %d", peak, mb)
+	}
+	if wall > time.Duration(secs)*time.Second {
+		ts.Fatalf("took %.1fs, want at most %ds", wall.Seconds(), secs)
+	}
 }

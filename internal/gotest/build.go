@@ -24,7 +24,10 @@ type Compile struct {
 	// Keep, if set, is where the binary stays from one build to the next,
 	// a path of its own in a directory of its own: go links it again only
 	// when something it is made of changed, and Build copies it to out.
-	Keep string
+	// A kept binary whose content changed since it was linked is linked
+	// again, and Changed, if set, is told.
+	Keep    string
+	Changed func(path string)
 }
 
 // BuildError is returned when the package or its tests do not compile.

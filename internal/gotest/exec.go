@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 // drainGrace is how long the output of a test binary that has exited may
@@ -56,6 +58,16 @@ type Exec struct {
 	// OnEvent, if set, is called with each event as it arrives, from one
 	// goroutine.
 	OnEvent func(Event)
+	// Isolate, if set, runs the binary in a sandbox of its own: its own
+	// user, mount and PID namespaces (see package sandbox), whose end is
+	// the end of everything the binary started. The caller checks that
+	// sandbox.Available.
+	Isolate *sandbox.Spec
+	// Finished, if set, is a file that does not exist yet, where the
+	// testing package writes a profile once its run is over (after every
+	// test, and TestMain's return): Result.Finished says whether it did,
+	// which a forged "PASS" followed by an exit cannot fake.
+	Finished string
 }
 
 // Run runs the test binary with -test.v=test2json, its output piped
@@ -91,15 +103,35 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 
 	args := append([]string{"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}, e.Args...)
+	if e.Finished != "" {
+		args = append(args, "-test.memprofile="+e.Finished)
+	}
 	token := strconv.FormatInt(runs.Add(1), 10) + "-" + strconv.Itoa(os.Getpid())
-	bin := exec.Command(e.Binary, args...)
-	bin.Dir = e.Dir
-	bin.Env = append(append(os.Environ(), e.Env...), RunEnv+"="+token)
+	env := append(append(os.Environ(), e.Env...), RunEnv+"="+token)
+	var (
+		bin *exec.Cmd
+		box *sandbox.Cmd
+	)
+	if e.Isolate != nil {
+		if box, err = sandbox.Command(*e.Isolate, e.Dir, env, e.Binary, args...); err != nil {
+			outW.Close()
+			convIn.Close()
+			wait(conv)
+			return nil, err
+		}
+		bin = box.Cmd
+	} else {
+		bin = exec.Command(e.Binary, args...)
+		bin.Dir, bin.Env = e.Dir, env
+		setProcAttr(bin)
+	}
 	bin.Stdout, bin.Stderr = outW, outW
-	setProcAttr(bin)
 	begin := time.Now()
 	err = start(bin)
 	outW.Close() // the binary and what it starts hold the only write ends
+	if box != nil {
+		box.Started()
+	}
 	if err != nil {
 		convIn.Close()
 		io.Copy(io.Discard, convOut)
@@ -118,7 +150,9 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	var lastEvent atomic.Int64 // nanoseconds since start
 	go func() {
 		parsed <- decode(convOut, func(ev Event) {
-			if ev.Test != "" {
+			// A test that starts or ends is progress; a test that prints
+			// without end is not.
+			if ev.Test != "" && ev.Action != "output" {
 				lastEvent.Store(int64(time.Since(begin)))
 			}
 			p.add(ev)
@@ -186,8 +220,24 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	res.Wall, res.TimedOut = wall.Seconds(), timedOut
 	res.Idle = max(wall-time.Duration(lastEvent.Load()), 0).Seconds()
 	res.ExitCode, res.Signal = exitStatus(waitErr)
+	if box != nil {
+		// The init's status is the binary's, unless it was killed at the
+		// limit, which its report, read here, says nothing of.
+		st, err := box.Status()
+		switch {
+		case err == nil:
+			res.ExitCode, res.Signal = st.Code, st.Signal
+		case !timedOut:
+			return nil, fmt.Errorf("%s in a sandbox: %w", e.Binary, err)
+		}
+	}
 	if res.ExitCode < 0 && res.Signal == "" {
 		return nil, fmt.Errorf("%s: %w", e.Binary, waitErr)
+	}
+	if e.Finished != "" {
+		_, err := os.Stat(e.Finished)
+		res.Finished = err == nil
+		os.Remove(e.Finished)
 	}
 	return res, nil
 }

@@ -2,7 +2,10 @@ package gotest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,7 +39,25 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 	}
 	defer os.RemoveAll(tmp)
 	c.Env = append(slices.Clip(c.Env), "GOTMPDIR="+tmp)
+	// go trusts a kept binary whose build ID matches: one that was
+	// written over, its build ID kept, would be used again. Its content
+	// hash, kept beside it, tells.
+	if want, err := os.ReadFile(c.Keep + sumSuffix); err == nil {
+		if got, err := FileSum(c.Keep); err != nil || got != string(want) {
+			os.Remove(c.Keep)
+			if c.Changed != nil {
+				c.Changed(c.Keep)
+			}
+		}
+	}
 	if err := c.build(ctx, c.Keep); err != nil {
+		return err
+	}
+	sum, err := FileSum(c.Keep)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.Keep+sumSuffix, []byte(sum), 0o644); err != nil {
 		return err
 	}
 	now := time.Now() // the directory's time is when it was last used
@@ -44,6 +65,24 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 		return err
 	}
 	return modcopy.File(c.Keep, out)
+}
+
+// sumSuffix names the file beside a kept binary that holds its content
+// hash, as FileSum gives it.
+const sumSuffix = ".sha256"
+
+// FileSum returns the hex SHA-256 of the file at path.
+func FileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // TrimKept removes from root, a directory of kept binaries each in a

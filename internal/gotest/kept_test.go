@@ -66,6 +66,42 @@ func TestBuild_KeptBinaryIsLinkedAgainOnlyAfterAChange(t *testing.T) {
 	}
 }
 
+// A kept binary written over (its build ID kept, so go would trust it) is
+// found by its content hash, linked again, and reported.
+func TestBuild_KeptBinaryThatChangedIsLinkedAgain(t *testing.T) {
+	dir := writeModule(t, "package m\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n")
+	keep := filepath.Join(t.TempDir(), "bin", "k", "pkg.test")
+	var changed []string
+	c := Compile{Dir: dir, Package: ".", Keep: keep, Changed: func(path string) { changed = append(changed, path) }}
+	out := t.TempDir()
+	if err := c.Build(t.Context(), filepath.Join(out, "1.test")); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same length, the build ID untouched: one byte near the end.
+	poisoned := slices.Clone(good)
+	poisoned[len(poisoned)-100] ^= 0xff
+	if err := os.WriteFile(keep, poisoned, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Build(t.Context(), filepath.Join(out, "2.test")); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(changed, []string{keep}) {
+		t.Errorf("Changed saw %v, want [%s]", changed, keep)
+	}
+	again, err := os.ReadFile(filepath.Join(out, "2.test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(good) {
+		t.Error("the second build's binary is not the one first linked")
+	}
+}
+
 // Builds that keep the same binary take turns, and each gets it whole.
 func TestBuild_KeptBinaryTakesTurns(t *testing.T) {
 	dir := writeModule(t, "package m\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n")

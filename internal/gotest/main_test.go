@@ -1,11 +1,13 @@
 package gotest
 
 import (
+	"github.com/fencelab/fencelab/internal/sandbox"
 	"os"
 	"testing"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // the init of the sandboxes the tests run binaries in
 	// As mutate does: what the tests' test binaries leave running comes
 	// back to this process (Linux only).
 	_ = BecomeSubreaper()

@@ -171,13 +171,13 @@ func (p *eventParser) add(e Event) {
 		t.started = true
 	case Pass, Fail, Skip:
 		switch {
-		case !t.started:
-			p.forged(fmt.Sprintf("a %s of %s, which had not started, was reported", e.Action, e.Test))
 		case t.Outcome != "":
 			p.forged(fmt.Sprintf("a %s of %s was reported after its %s", e.Action, e.Test, t.Outcome))
-		default:
-			t.Outcome, t.Elapsed = e.Action, e.Elapsed
+			return
+		case !t.started:
+			p.forged(fmt.Sprintf("a %s of %s, which had not started, was reported", e.Action, e.Test))
 		}
+		t.Outcome, t.Elapsed = e.Action, e.Elapsed
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 // build compiles the test binary of the target with files (absolute path:
@@ -51,8 +52,23 @@ func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[
 	}
 	if keep {
 		c.Keep = p.keptPath(files)
+		c.Changed = func(string) {
+			cfg.Progress.Printf("the kept test binary of %s had changed since it was linked (its content hash differs); linked again", p.Target.Rel)
+		}
 	}
-	return bin, cfg.runner().Build(ctx, c, bin)
+	if err := cfg.runner().Build(ctx, c, bin); err != nil {
+		return "", err
+	}
+	if keep {
+		// Shared by the mutants' runs: read-only, and checked after each.
+		if err := os.Chmod(bin, 0o555); err != nil {
+			return "", err
+		}
+		if err := p.bins.record(bin); err != nil {
+			return "", err
+		}
+	}
+	return bin, nil
 }
 
 // keptBinaries is how many test binaries the cache directory keeps.
@@ -87,16 +103,39 @@ func (p *Prepared) keptPath(files map[string][]byte) string {
 // and removed after the run, with env added to its environment and args to
 // its flags, and returns its result with the sandbox's paths cleaned from
 // every message. No run sees what another left in its sandbox.
+//
+// The binary runs as a link in the sandbox's bin directory, beside files
+// that name the active mutant and the coverage file, if env names them
+// (see mutation.ActiveSuffix): a test that runs its own binary again, with
+// an environment of its own, runs the same mutant. Where namespaces are
+// available, the binary runs in its own (see package sandbox): the sandbox
+// and the coverage file's directory are all it can write, the bin
+// directory is read-only, /tmp and /dev/shm are its own, and its end is
+// the end of everything it started.
 func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env, args []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
 	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(sb.root)
-	res, err := cfg.runner().Exec(ctx, gotest.Exec{
-		Test2JSON: p.test2json, Binary: bin, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
+	link, cover, err := sb.linkBinary(bin, env)
+	if err != nil {
+		return nil, err
+	}
+	e := gotest.Exec{
+		Test2JSON: p.test2json, Binary: link, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
 		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: limit, OnEvent: onEvent,
-	})
+		Finished: filepath.Join(sb.root, "finished.prof"),
+	}
+	if p.isolated {
+		spec := sandbox.Default(sb.root)
+		if cover != "" {
+			spec.Writable = append(spec.Writable, filepath.Dir(cover))
+		}
+		spec.ReadOnly = []string{filepath.Dir(link)}
+		e.Isolate = &spec
+	}
+	res, err := cfg.runner().Exec(ctx, e)
 	if err != nil {
 		return nil, err
 	}

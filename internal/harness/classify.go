@@ -18,9 +18,19 @@ import (
 // stopped at its limit is a timeout, whose failing tests, if some failed
 // before, are partial. (The failures are confirmed afterwards, see
 // mutantRun.confirm.)
-func classify(r *report.Mutant, res *gotest.Result, expected []string, limit time.Duration) {
+//
+// base is the baseline's run: a test that passed there and skips here is
+// named (SkippedTests), and with no failure the mutant is skipped, not
+// survived; and if the testing package finished its run there, a run that
+// reports every test passed but did not finish crashed. A run whose events
+// cannot be the testing package's (see gotest.Result.Forged) crashed too:
+// it is never a kill by a test that passed, nor a survival.
+func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expected []string, limit time.Duration) {
 	failed, running := res.Failed(), res.Unfinished()
 	switch {
+	case res.Forged != "":
+		r.Status, r.Output = report.Crashed, res.Output
+		r.Reason = "the test binary printed a report that the testing package cannot have written (" + res.Forged + "): the code under test wrote test framing"
 	case res.TimedOut:
 		r.Status, r.Running = report.Timeout, running
 		r.Reason = fmt.Sprintf("stopped at the limit of %s", limit.Round(time.Millisecond))
@@ -62,12 +72,35 @@ func classify(r *report.Mutant, res *gotest.Result, expected []string, limit tim
 				res.Ended(), len(missing), len(expected), missing[0])
 		case !passed(res):
 			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s after every test passed", res.Ended())
+		case base != nil && base.Finished && !res.Finished:
+			r.Status = report.Crashed
+			r.Reason = "the test binary reported that every test passed and exited 0, but the testing package never finished its run: the code under test wrote the report, and ended the binary"
 		default:
+			if r.SkippedTests = skippedNow(res, base); len(r.SkippedTests) > 0 {
+				r.Status = report.Skipped
+				r.Reason = fmt.Sprintf("no test failed, but %s that passed without the mutant skipped under it", text.Count(len(r.SkippedTests), "test", "tests"))
+				return
+			}
 			r.Status = report.Survived
 			return
 		}
 		r.Output = res.Output
 	}
+}
+
+// skippedNow returns, sorted, the tests that skipped in res and passed in
+// base.
+func skippedNow(res, base *gotest.Result) []string {
+	if base == nil {
+		return nil
+	}
+	var names []string
+	for _, name := range res.Names() {
+		if t := base.Tests[name]; t != nil && t.Outcome == gotest.Pass && res.Tests[name].Outcome == gotest.Skip {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // passed reports whether a run passed as a whole: the binary said PASS and

@@ -68,7 +68,7 @@ func TestClassify_EvidenceRule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.res.TimedOut = tc.timedOut
 			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
-			classify(&r, tc.res, expected, 5*time.Second)
+			classify(&r, tc.res, nil, expected, 5*time.Second)
 			if r.Status != tc.status || !slices.Equal(r.FailedTests, append([]string{}, tc.failed...)) || r.Reason != tc.reason {
 				t.Fatalf("classify() = %s %v %q; want %s %v %q", r.Status, r.FailedTests, r.Reason, tc.status, tc.failed, tc.reason)
 			}
@@ -112,5 +112,46 @@ func TestLimitFor_TenTimesTheBaselinesRunPlusFiveSeconds(t *testing.T) {
 	}
 	if got, want := limitFor(Config{Timeout: 3 * time.Second}, 2700*time.Millisecond), 3*time.Second; got != want {
 		t.Errorf("limitFor(-timeout 3s) = %v, want %v", got, want)
+	}
+}
+
+// What the code under test can fake is never a kill nor a survival: an
+// outcome of a test that is not running, a second outcome, or a report of
+// every test passed by a binary whose testing package never finished (it
+// did in the baseline). A test that passed in the baseline and skips under
+// the mutant keeps it from surviving.
+func TestClassify_ForgeriesAndSkips(t *testing.T) {
+	expected := []string{"TestA", "TestB"}
+	base := events(t, 0, "", ev("run", "TestA", ""), ev("pass", "TestA", ""), ev("run", "TestB", ""), ev("pass", "TestB", ""), ev("pass", "", ""))
+	base.Finished = true
+	passAB := []string{ev("run", "TestA", ""), ev("pass", "TestA", ""), ev("run", "TestB", ""), ev("pass", "TestB", "")}
+	tests := []struct {
+		name     string
+		res      *gotest.Result
+		finished bool
+		status   report.Status
+		reason   string
+		skipped  []string
+	}{
+		{"AFailOfATestNotRunning", events(t, 0, "", ev("run", "TestA", ""), ev("fail", "TestB", ""), ev("pass", "TestA", ""), ev("run", "TestB", ""), ev("pass", "TestB", ""), ev("pass", "", "")),
+			true, report.Crashed, "the test binary printed a report that the testing package cannot have written (a fail of TestB, which had not started, was reported): the code under test wrote test framing", nil},
+		{"AFailAfterAPass", events(t, 1, "", ev("run", "TestA", ""), ev("pass", "TestA", ""), ev("fail", "TestA", ""), ev("run", "TestB", ""), ev("pass", "TestB", ""), ev("fail", "", "")),
+			true, report.Crashed, "the test binary printed a report that the testing package cannot have written (a fail of TestA was reported after its pass): the code under test wrote test framing", nil},
+		{"APassThatNeverFinished", events(t, 0, "", append(passAB, ev("pass", "", ""))...),
+			false, report.Crashed, "the test binary reported that every test passed and exited 0, but the testing package never finished its run: the code under test wrote the report, and ended the binary", nil},
+		{"ASkipIsNoSurvival", events(t, 0, "", ev("run", "TestA", ""), ev("pass", "TestA", ""), ev("run", "TestB", ""), ev("skip", "TestB", ""), ev("pass", "", "")),
+			true, report.Skipped, "no test failed, but 1 test that passed without the mutant skipped under it", []string{"TestB"}},
+		{"EveryTestPassedSurvives", events(t, 0, "", append(passAB, ev("pass", "", ""))...),
+			true, report.Survived, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.res.Finished = tc.finished
+			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
+			classify(&r, tc.res, base, expected, 5*time.Second)
+			if r.Status != tc.status || r.Reason != tc.reason || !slices.Equal(r.SkippedTests, tc.skipped) || len(r.FailedTests) != 0 {
+				t.Fatalf("classify() = %s %q, skipped %v, failed %v; want %s %q, skipped %v, none failed", r.Status, r.Reason, r.SkippedTests, r.FailedTests, tc.status, tc.reason, tc.skipped)
+			}
+		})
 	}
 }

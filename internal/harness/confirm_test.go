@@ -262,3 +262,28 @@ func TestConfirm_ACrashNoTestCausesAloneIsCrashed(t *testing.T) {
 		t.Errorf("reason = %q, want %q", m.Reason, want)
 	}
 }
+
+// After the mutants the reference runs once more: if it no longer passes,
+// something a mutant's run left behind changed what the tests see, and
+// the run stops with an error naming the mutants.
+func TestRun_TheReferenceMustStillPassAfterTheMutants(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
+		// The baseline, the switched build with none active, then the
+		// reference after the mutants.
+		if active == "" && len(args) == 0 && n == 2 {
+			return suiteRun("TestSize"), true
+		}
+		return "", false
+	}}
+	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, NoCache: true, Runner: r}
+	p, err := Prepare(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = p.Run(t.Context(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "run again after the mutants, no longer passes as the baseline did") ||
+		!strings.Contains(err.Error(), "one of mutant m changed what the tests see") || !strings.HasSuffix(err.Error(), "\n  failed: TestSize") {
+		t.Fatalf("Run() error = %v, want the reference's failure after mutant m", err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
+	"github.com/fencelab/fencelab/internal/sandbox"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
@@ -130,6 +132,8 @@ type Prepared struct {
 	test2json string            // the test2json program
 	goEnv     map[string]string // go env: goEnvNames
 	tree      *fingerprint      // the module's files before anything ran
+	isolated  bool              // test binaries run in sandboxes of their own
+	bins      *binaries         // the run's shared test binaries, as they were built
 	scratch   *scratch
 	tmp       string // the scratch directory
 }
@@ -154,7 +158,7 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	p := &Prepared{Target: t, Package: pkg}
+	p := &Prepared{Target: t, Package: pkg, bins: &binaries{}}
 	var errs yamlfile.Errors
 	for _, m := range cfg.Mutants {
 		a, err := pkg.Apply(m)
@@ -224,8 +228,65 @@ func (p *Prepared) setUp(ctx context.Context, cfg Config) error {
 			fpErr = fmt.Errorf("fingerprint of the source tree: %w", fpErr)
 		}
 	})
+	wg.Go(func() {
+		var why string
+		if p.isolated, why = isolation(); !p.isolated {
+			cfg.Progress.Printf("isolation reduced: %s. Each test binary still runs in a private copy of its package, with a HOME and TMPDIR of its own, and is killed with its process group; the source tree is checked after every run. But a test can write elsewhere (/tmp, the caches), and see and signal other runs", why)
+		}
+	})
 	wg.Wait()
 	return errors.Join(t2jErr, fpErr)
+}
+
+// binaries are the content hashes of the test binaries that a run's
+// mutants share (the plain and the switched build), taken when they were
+// built: a run checks them after each mutant.
+type binaries struct {
+	mu   sync.Mutex
+	sums map[string]string // path: hex SHA-256
+}
+
+// record takes the hash of the binary at path.
+func (bs *binaries) record(path string) error {
+	sum, err := gotest.FileSum(path)
+	if err != nil {
+		return err
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.sums == nil {
+		bs.sums = map[string]string{}
+	}
+	bs.sums[path] = sum
+	return nil
+}
+
+// changed returns the base names of the binaries whose content is not
+// what it was when they were built.
+func (bs *binaries) changed() []string {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var names []string
+	for path, want := range bs.sums {
+		if got, err := gotest.FileSum(path); err != nil || got != want {
+			names = append(names, filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path))
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// NoNamespacesEnv, set to anything, makes runs do without namespaces
+// where they are available, as they do where they are not.
+const NoNamespacesEnv = "MUTATE_NO_NAMESPACES"
+
+// isolation reports whether test binaries run in sandboxes of their own,
+// and if not why.
+func isolation() (bool, string) {
+	if os.Getenv(NoNamespacesEnv) != "" {
+		return false, NoNamespacesEnv + " is set"
+	}
+	return sandbox.Available()
 }
 
 // checkTree returns an error if the module's files changed since setUp;

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/fencelab/fencelab/internal/sandbox"
 	"os"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // the init of the sandboxes the tests run binaries in
 	// The tests' runs are cached where they cannot meet a user's; Go's own
 	// build cache stays where it is.
 	env, err := gotest.Env(context.Background(), "", "GOCACHE")

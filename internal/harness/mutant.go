@@ -110,7 +110,7 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 		v = again
 	}
 	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
-	r.Reason, r.Running, r.Output, r.Partial = v.Reason, v.Running, v.Output, v.Partial
+	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
 	r.TestSeconds, r.FirstFailureOnly = v.TestSeconds, v.FirstFailureOnly
 	switch {
 	case m.fast && r.Status == report.Killed:
@@ -159,7 +159,7 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 			return v, false, err
 		}
 		v.TestSeconds += res.Wall
-		classify(&v, res, phase, limit)
+		classify(&v, res, m.b.Result, phase, limit)
 		if v.Status != report.Survived {
 			group = phase
 			v.FirstFailureOnly = m.fast && v.Status == report.Killed
@@ -174,7 +174,7 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 				return v, false, err
 			}
 			v.TestSeconds += res.Wall
-			classify(&v, res, m.tests, limit)
+			classify(&v, res, m.b.Result, m.tests, limit)
 		}
 	}
 	if len(v.FailedTests) == 0 {

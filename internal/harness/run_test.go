@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -35,11 +36,18 @@ type canned struct {
 	runs   []string   // the active mutant of each run, in order
 }
 
-func (c *canned) Build(ctx context.Context, comp gotest.Compile, _ string) error {
+func (c *canned) Build(ctx context.Context, comp gotest.Compile, out string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.builds++
 	c.flags = append(c.flags, comp.Flags)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	// A binary to link into the runs' sandboxes; it never runs.
+	if err := os.WriteFile(out, []byte("canned"), 0o755); err != nil {
+		return err
+	}
 	return ctx.Err()
 }
 
@@ -147,8 +155,8 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		t.Errorf("message = %q", got)
 	}
 	slices.Sort(r.runs)
-	if r.builds != 2 || strings.Join(r.runs, ",") != ",,,,,,,,flipped,flipped,same" {
-		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant and the killer's confirmation", r.builds, r.runs)
+	if r.builds != 2 || strings.Join(r.runs, ",") != ",,,,,,,,,flipped,flipped,same" {
+		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant, the killer's confirmation and the reference after them", r.builds, r.runs)
 	}
 	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
 		t.Errorf("CoveredBy = %v, want [TestMax]", got)
@@ -274,8 +282,8 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 	}
 	// Catalog mutants run every test: no coverage runs.
 	slices.Sort(again.runs)
-	if rep.Cached || strings.Join(again.runs, ",") != ",,same" {
-		t.Fatalf("cached %v, runs %q; want the baseline, the inactive run and the new mutant's run only", rep.Cached, again.runs)
+	if rep.Cached || strings.Join(again.runs, ",") != ",,,same" {
+		t.Fatalf("cached %v, runs %q; want the baseline, the inactive run, the new mutant's run and the reference after it only", rep.Cached, again.runs)
 	}
 	checkMutants(t, rep, []report.Mutant{
 		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},

@@ -7,15 +7,16 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/modcopy"
+	"github.com/fencelab/fencelab/internal/mutation"
 )
 
-// sandbox is the private world of one run of a test binary: a copy of the
+// runDir is the private world of one run of a test binary: a copy of the
 // package directory, at the package's place in an otherwise empty mirror
 // of the module, which is the binary's working directory; and a HOME and a
 // TMPDIR of its own. A test that deletes its testdata, writes a file next
 // to its source or opens "../x.db" changes its own copy only, never the
 // source tree nor the copy of another run.
-type sandbox struct {
+type runDir struct {
 	root string // everything of the run is under it
 	pkg  string // the copy of the package directory
 	home string
@@ -23,7 +24,7 @@ type sandbox struct {
 }
 
 // newSandbox makes a sandbox for a run, in a new directory under dir.
-func (p *Prepared) newSandbox(dir string) (*sandbox, error) {
+func (p *Prepared) newSandbox(dir string) (*runDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func (p *Prepared) newSandbox(dir string) (*sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb := &sandbox{
+	sb := &runDir{
 		root: dir,
 		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.Target.Rel)),
 		home: filepath.Join(dir, "home"),
@@ -48,10 +49,46 @@ func (p *Prepared) newSandbox(dir string) (*sandbox, error) {
 	return sb, nil
 }
 
+// linkBinary links the test binary bin into the sandbox's bin directory
+// (or copies it, across file systems), and writes beside it the files that
+// name the active mutant and the coverage file, if env sets mutation's
+// variables for them. It returns the link and the coverage file.
+func (sb *runDir) linkBinary(bin string, env []string) (link, cover string, err error) {
+	dir := filepath.Join(sb.root, "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	link = filepath.Join(dir, filepath.Base(bin))
+	if err := os.Link(bin, link); err != nil {
+		if err := modcopy.File(bin, link); err != nil {
+			return "", "", err
+		}
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		var suffix string
+		switch k {
+		case mutation.SwitchEnv:
+			suffix = mutation.ActiveSuffix
+		case mutation.CoverEnv:
+			suffix, cover = mutation.CoverSuffix, v
+		default:
+			continue
+		}
+		if v == "" {
+			continue
+		}
+		if err := os.WriteFile(link+suffix, []byte(v), 0o444); err != nil {
+			return "", "", err
+		}
+	}
+	return link, cover, nil
+}
+
 // env returns the environment a binary runs with in the sandbox: HOME,
 // TMPDIR and the XDG directories in it, and the go command's caches where
 // they are for mutate, so that a test that runs go does not start cold.
-func (sb *sandbox) env(goEnv map[string]string) []string {
+func (sb *runDir) env(goEnv map[string]string) []string {
 	env := []string{
 		"HOME=" + sb.home,
 		"TMPDIR=" + sb.tmp,
@@ -72,7 +109,7 @@ func (sb *sandbox) env(goEnv map[string]string) []string {
 // they stand for: $TMPDIR, $HOME, and paths relative to the package
 // directory. Messages then read the same from run to run and say nothing
 // of where mutate keeps its files.
-func (sb *sandbox) clean(s string) string {
+func (sb *runDir) clean(s string) string {
 	if s == "" {
 		return s
 	}

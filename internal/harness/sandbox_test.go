@@ -43,7 +43,7 @@ func TestCopyPackageDir_LeavesOutOtherPackages(t *testing.T) {
 
 // Messages name the sandbox's places by what they stand for.
 func TestSandbox_CleanMessages(t *testing.T) {
-	sb := &sandbox{root: "/s/m/3", pkg: "/s/m/3/mod/lease", home: "/s/m/3/home", tmp: "/s/m/3/tmp"}
+	sb := &runDir{root: "/s/m/3", pkg: "/s/m/3/mod/lease", home: "/s/m/3/home", tmp: "/s/m/3/tmp"}
 	for in, want := range map[string]string{
 		"open /s/m/3/tmp/TestX123/001/jobs.db: no such file": "open $TMPDIR/TestX123/001/jobs.db: no such file",
 		"read /s/m/3/mod/lease/testdata/g.txt":               "read testdata/g.txt",

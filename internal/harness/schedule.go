@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"github.com/fencelab/fencelab/internal/text"
 	"math"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // limitFor returns the limit of one mutant's test run: the configured one,
@@ -73,10 +74,15 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 			if err != nil {
 				return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
 			}
+			changed := p.bins.changed()
 			mu.Lock()
 			defer mu.Unlock()
 			if err := p.checkTree(naming("mutant", "mutants", suspects)); err != nil {
 				return err
+			}
+			if len(changed) > 0 {
+				return fmt.Errorf("the test %s %s changed while %s ran; no verdict of this run can be trusted (the next run builds %s again)",
+					text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), naming("mutant", "mutants", suspects), text.Plural(len(changed), "it", "them"))
 			}
 			suspects = slices.DeleteFunc(suspects, func(id string) bool { return id == a.Mutant.ID })
 			results[i] = r
@@ -94,6 +100,9 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 	if err != nil {
 		return nil, err
 	}
+	if err := referenceAfter(ctx, cfg, p, b); err != nil {
+		return nil, err
+	}
 	return &report.Report{
 		Module:     p.Target.Module,
 		Package:    p.Target.Rel,
@@ -107,6 +116,41 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 		Summary:    report.Summarize(results),
 		Seconds:    (b.Wall + time.Since(start)).Seconds(),
 	}, nil
+}
+
+// referenceAfter runs the reference once more after the mutants (the
+// switched build with no mutant active, or the plain build): it must pass
+// as the baseline did, or something that a mutant's run changed (a file
+// out of its sandbox, a process left running) has changed what the tests
+// see, and no verdict of the run can be trusted.
+func referenceAfter(ctx context.Context, cfg Config, p *Prepared, b *Baseline) error {
+	bin, env := b.plain, []string(nil)
+	if sb := b.switched; sb != nil && sb.bin != "" {
+		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
+	}
+	cfg.Progress.Phase("the reference again, after the mutants")
+	res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "reference-after"), env, nil, baselineTimeout(cfg), nil)
+	if err != nil {
+		return fmt.Errorf("the reference after the mutants: %w", err)
+	}
+	if passed(res) && slices.Equal(res.Names(), b.Result.Names()) {
+		return nil
+	}
+	var why []string
+	for _, name := range res.Failed() {
+		why = append(why, "  failed: "+name)
+	}
+	for _, name := range b.Result.Names() {
+		if t := res.Tests[name]; t == nil || t.Outcome == "" {
+			why = append(why, "  did not finish: "+name)
+		}
+	}
+	ids := make([]string, len(p.Applied))
+	for i, a := range p.Applied {
+		ids[i] = a.Mutant.ID
+	}
+	return fmt.Errorf("the unmutated suite, run again after the mutants, no longer passes as the baseline did (it %s); one of %s changed what the tests see (a file out of its sandbox, a process left running), or the suite is flaky: no verdict of this run can be trusted:\n%s",
+		res.Ended(), naming("mutant", "mutants", ids), strings.Join(why, "\n"))
 }
 
 // naming returns "mutant a" or "mutants a, b".

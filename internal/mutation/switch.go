@@ -25,6 +25,16 @@ const SwitchEnv = "MUTATE_ACTIVE"
 // the process reaches, the first time it does.
 const CoverEnv = "MUTATE_COVER"
 
+// ActiveSuffix and CoverSuffix name files beside a switched test binary
+// (its path with the suffix) that, when they exist, say what SwitchEnv and
+// CoverEnv would: the mutant travels with the binary, so that a test that
+// runs its own binary again with an environment of its own runs the same
+// mutant.
+const (
+	ActiveSuffix = ".mutant"
+	CoverSuffix  = ".cover"
+)
+
 // HelperFile is the name of the file that a switched build adds to the
 // package.
 const HelperFile = "zz_mutate_switch.go"
@@ -332,13 +342,20 @@ import (
 	mutatesync "sync"
 )
 
-// mutateActive is the id of the mutant this process runs as; empty for the
-// reference behaviour.
-var mutateActive = mutateos.Getenv(%q)
+// mutateActive is the id of the mutant this process runs as, empty for
+// the reference behaviour, and mutateCover the file that records the sites
+// it reaches, empty for none: what the files beside the binary say, or
+// else the environment.
+var mutateActive, mutateCover = mutateSetting(%q, %q), mutateSetting(%q, %q)
 
-// mutateCover names the file that records the sites this process reaches;
-// empty for none.
-var mutateCover = mutateos.Getenv(%q)
+func mutateSetting(env, suffix string) string {
+	if exe, err := mutateos.Executable(); err == nil {
+		if data, err := mutateos.ReadFile(exe + suffix); err == nil {
+			return string(data)
+		}
+	}
+	return mutateos.Getenv(env)
+}
 
 var mutateReached mutatesync.Map
 
@@ -416,5 +433,5 @@ func %s[T mutateNumber](on bool, x T) T {
 	}
 	return -x
 }
-`, name, SwitchEnv, CoverEnv, onFunc, onFunc, pickFunc, pickFunc, arithFunc, arithFunc, arithIntFunc, arithFunc, arithIntFunc, negFunc, negFunc)
+`, name, SwitchEnv, ActiveSuffix, CoverEnv, CoverSuffix, onFunc, onFunc, pickFunc, pickFunc, arithFunc, arithFunc, arithIntFunc, arithFunc, arithIntFunc, negFunc, negFunc)
 }

@@ -112,6 +112,9 @@ type Mutant struct {
 	// might have.
 	Partial  bool      `json:"partial,omitempty"`
 	Failures []Failure `json:"failures"` // one per failed test, in the same order; never null
+	// SkippedTests are the tests that passed without the mutant and
+	// skipped under it. Sorted.
+	SkippedTests []string `json:"skipped_tests,omitempty"`
 	// FlakyTests are the tests that failed under the mutant but are not
 	// counted as killers: they passed when run again under it, or failed
 	// without it too. Sorted.

@@ -20,6 +20,7 @@ const (
 	Timeout     Status = "timeout"
 	BuildFailed Status = "build-failed"
 	NotCovered  Status = "not-covered"
+	Skipped     Status = "skipped"
 	Flaky       Status = "flaky"
 )
 
@@ -145,6 +146,24 @@ none runs: the suite cannot see it`,
 			return "no test reaches this code, so no test can catch a fault in it. Add a test that runs it (" + show + ")."
 		},
 		stryker: "NoCoverage", css: "bad",
+	},
+	{
+		status: Skipped, scored: true, exit: ExitSurvived, comparable: true,
+		help: `no test failed, but tests that passed without the mutant
+skipped under it: not every test ran, so it did not survive
+them all (the tests are named); counted as not detected`,
+		matrix: func(m Mutant) string {
+			return "no test failed, but these passed without the mutant and skipped under it: " + strings.Join(m.SkippedTests, ", ")
+		},
+		junit: junitFailure,
+		junitMsg: func(m Mutant) string {
+			return "no test failed; tests skipped under the mutant: " + strings.Join(m.SkippedTests, ", ")
+		},
+		github: "error",
+		githubMsg: func(m Mutant, show string) string {
+			return "no test failed under this mutant, and these tests skipped under it, though they pass without it: " + strings.Join(m.SkippedTests, ", ") + ". Make them observe the difference (" + show + ")."
+		},
+		stryker: "Survived", css: "bad",
 	},
 	{
 		status: Flaky, exit: ExitError,

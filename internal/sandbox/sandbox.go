@@ -1,0 +1,107 @@
+// Package sandbox runs a program in namespaces of its own, on Linux: a user
+// namespace (so that no privilege is needed), a mount namespace in which
+// every file system is read-only but the directories the run may write,
+// /tmp and /dev/shm are empty and private, and a PID namespace, whose end
+// ends every process the program started, daemons included, and which
+// hides every other process.
+//
+// The mounts are set up by an init: the calling program itself, started
+// again in the new namespaces, where Init, which its main function (and the
+// TestMain of a test that runs sandboxes) calls first, takes over. It
+// starts the program, in a user namespace nested in its own so that the
+// program cannot undo the mounts, waits for it, reports how it ended, and
+// exits; the kernel then kills whatever else is left in the namespace.
+//
+// Where namespaces are not available (another system, a container that
+// forbids them), Available says why, and a caller runs the program as it
+// would without this package.
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Spec says what a run may see and touch.
+type Spec struct {
+	// Writable are the directories the run writes, and that stay as they
+	// are: its own copy of the package, its HOME and TMPDIR, a coverage
+	// file's directory. Everything else is read-only.
+	Writable []string `json:"writable"`
+	// ReadOnly are directories the run reads, even if they are under a
+	// private one, and cannot write, even if they are within a writable
+	// one: the directory of the test binary.
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Private are directories that get an empty file system of their
+	// own, gone when the run ends: /tmp and /dev/shm.
+	Private []string `json:"private"`
+}
+
+// Default returns the spec of a run that writes the directories writable:
+// /tmp and /dev/shm are private.
+func Default(writable ...string) Spec {
+	return Spec{Writable: writable, Private: []string{"/tmp", "/dev/shm"}}
+}
+
+// initEnv carries, into the init, what it sets up and starts.
+const initEnv = "MUTATE_SANDBOX_INIT"
+
+// request is what the init is asked to do.
+type request struct {
+	Spec Spec     `json:"spec"`
+	Path string   `json:"path"` // the program, "" for a probe
+	Args []string `json:"args"` // its arguments, argv[0] included
+	Dir  string   `json:"dir"`
+}
+
+// Init makes the process the init of a sandbox, if it was started as one:
+// it then never returns. Call it first in main, and in the TestMain of a
+// test whose process starts sandboxes.
+func Init() {
+	data, ok := os.LookupEnv(initEnv)
+	if !ok {
+		return
+	}
+	var req request
+	if err := json.Unmarshal([]byte(data), &req); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: bad request: %v\n", err)
+		os.Exit(initFailed)
+	}
+	os.Exit(runInit(req))
+}
+
+// initFailed is the exit code of an init that could not set up the
+// sandbox; it says why on stderr.
+const initFailed = 125
+
+// Status is how a sandboxed program ended, as its init reports it on the
+// status pipe: "exit N" or "signal NAME".
+type Status struct {
+	Code   int    // -1 when a signal ended it
+	Signal string // the signal's name
+}
+
+func (s Status) String() string {
+	if s.Signal != "" {
+		return "signal " + s.Signal
+	}
+	return "exit " + strconv.Itoa(s.Code)
+}
+
+// parseStatus reads what String wrote.
+func parseStatus(s string) (Status, bool) {
+	kind, val, ok := strings.Cut(strings.TrimSpace(s), " ")
+	switch {
+	case !ok:
+		return Status{}, false
+	case kind == "signal":
+		return Status{Code: -1, Signal: val}, true
+	case kind == "exit":
+		n, err := strconv.Atoi(val)
+		return Status{Code: n}, err == nil
+	}
+	return Status{}, false
+}

@@ -29,12 +29,15 @@ not reproduce is flaky: named, never a kill, never cached. A mutant whose only
 failures were flaky runs once more, and is flaky if again none reproduces.
 
 Every test binary runs in a private copy of its package directory, with a
-HOME and TMPDIR of its own; the source tree is checked after every run, and
-a change stops the run (exit 2). Results are cached: an unchanged tree is
-answered at once (-no-cache runs again).
+HOME and TMPDIR of its own, and on Linux in namespaces of its own: a private
+/tmp, everything else read-only, its processes ended with it and blind to
+others (MUTATE_NO_NAMESPACES=1 goes without). The source tree is checked
+after every run, and the reference runs again after the mutants: a change
+stops the run (exit 2). Results are cached: an unchanged tree is answered at
+once (-no-cache runs again).
 
 Exit codes: 0 every mutant killed or crashed; 1 some mutant survived or is
-not covered (with -min-score: the score is below it); 3 some mutant timed out
+not covered, or skipped (with -min-score: the score is below it); 3 some mutant timed out
 and none survived; 2 a usage, input or harness error, a mutant that does not
 compile or whose tests are flaky.`
 

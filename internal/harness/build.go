@@ -133,6 +133,12 @@ func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env, a
 			spec.Writable = append(spec.Writable, filepath.Dir(cover))
 		}
 		spec.ReadOnly = []string{filepath.Dir(link)}
+		// A test that runs go finds the caches warm, and cannot change them.
+		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+			if dir := p.goEnv[k]; dir != "" && filepath.IsAbs(dir) {
+				spec.Overlay = append(spec.Overlay, dir)
+			}
+		}
 		e.Isolate = &spec
 	}
 	res, err := cfg.runner().Exec(ctx, e)

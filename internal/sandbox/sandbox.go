@@ -38,6 +38,11 @@ type Spec struct {
 	// Private are directories that get an empty file system of their
 	// own, gone when the run ends: /tmp and /dev/shm.
 	Private []string `json:"private"`
+	// Overlay are directories the run reads as they are and may write,
+	// its writes kept in a layer of its own (under the first of Private)
+	// and gone when the run ends: the go command's caches, for a test that
+	// runs go. Where the system refuses the layer, they stay read-only.
+	Overlay []string `json:"overlay,omitempty"`
 }
 
 // Default returns the spec of a run that writes the directories writable:

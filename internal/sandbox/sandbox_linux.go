@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -138,7 +139,7 @@ func setUp(spec Spec) error {
 	}
 	// The directories the run reads and writes, taken aside before the
 	// rest turns read-only and the private directories are covered.
-	dirs := slices.Concat(spec.Writable, spec.ReadOnly)
+	dirs := slices.Concat(spec.Writable, spec.ReadOnly, spec.Overlay)
 	clones := make([]int, len(dirs))
 	for i, dir := range dirs {
 		fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
@@ -165,7 +166,7 @@ func setUp(spec Spec) error {
 	// from signals all the same.
 	unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 	// The writable ones back in place, then the read-only ones, which may
-	// be within them.
+	// be within them, and those that get an overlay.
 	for i, dir := range dirs {
 		if i >= len(spec.Writable) {
 			if err := unix.MountSetattr(clones[i], "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, ro); err != nil {
@@ -178,6 +179,21 @@ func setUp(spec Spec) error {
 		if err := unix.MoveMount(clones[i], "", unix.AT_FDCWD, dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 			return fmt.Errorf("put %s back: %w", dir, err)
 		}
+	}
+	for i, dir := range spec.Overlay {
+		if len(spec.Private) == 0 {
+			return errors.New("an overlay needs a private directory for its layer")
+		}
+		layer := filepath.Join(spec.Private[0], ".sandbox-overlay", strconv.Itoa(i))
+		upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
+		if err := os.MkdirAll(upper, 0o755); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			return err
+		}
+		// Refused (an old kernel), the directory stays read-only.
+		unix.Mount("overlay", dir, "overlay", 0, "lowerdir="+dir+",upperdir="+upper+",workdir="+work+",userxattr")
 	}
 	return nil
 }

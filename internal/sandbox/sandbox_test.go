@@ -137,6 +137,26 @@ func TestSandbox_WritesOnlyItsOwnDirectoriesAndAPrivateTmp(t *testing.T) {
 	}
 }
 
+// An overlaid directory reads as it is and takes writes, which stay in the
+// run's own layer.
+func TestSandbox_OverlaidDirectoryTakesWritesThatStayInTheRun(t *testing.T) {
+	cache := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cache, "old"), []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := Default(t.TempDir())
+	spec.Overlay = []string{cache}
+	if out, _ := run(t, spec, "read", filepath.Join(cache, "old")); out != `"kept" <nil>` {
+		t.Errorf("reading the overlaid directory: %s, want its file", out)
+	}
+	if out, _ := run(t, spec, "write", filepath.Join(cache, "new")); out != "<nil>" {
+		t.Errorf("writing the overlaid directory: %s, want <nil>", out)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "new")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the write reached the directory itself: %v", err)
+	}
+}
+
 // A read-only directory within a writable one stays read-only.
 func TestSandbox_ReadOnlyWithinWritable(t *testing.T) {
 	own := t.TempDir()

@@ -41,22 +41,17 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 			r.AddFailure(name, res.Message(name))
 		}
 		r.Partial = len(failed) > 0
-	case len(failed) > 0:
+	case len(failed) > 0 || len(running) > 0:
 		r.Status = report.Killed
 		for _, name := range failed {
 			r.AddFailure(name, res.Message(name))
 		}
-	case len(running) > 0:
-		// The binary ended while these tests ran, before they reported.
-		r.Status, r.Running = report.Killed, running
-		for _, name := range running {
-			msg := fmt.Sprintf("the test binary %s while this test ran", res.Ended())
-			if own := res.Message(name); own != "" {
-				msg = own + "\n" + msg
-			}
-			r.AddFailure(name, msg)
+		// The binary ended while these tests ran, before they reported:
+		// one of them, or what it started, ended it (see confirm).
+		addDied(r, res, running)
+		if len(running) > 0 {
+			r.Output = res.Output
 		}
-		r.Output = res.Output
 	default:
 		var missing []string
 		for _, name := range expected {
@@ -85,6 +80,19 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 			return
 		}
 		r.Output = res.Output
+	}
+}
+
+// addDied adds the tests of res that were running when its binary died to
+// r's failures and to r.Running.
+func addDied(r *report.Mutant, res *gotest.Result, running []string) {
+	for _, name := range running {
+		msg := fmt.Sprintf("the test binary %s while this test ran", res.Ended())
+		if own := res.Message(name); own != "" {
+			msg = own + "\n" + msg
+		}
+		r.AddFailure(name, msg)
+		r.Running = append(r.Running, name)
 	}
 }
 

@@ -287,3 +287,26 @@ func TestRun_TheReferenceMustStillPassAfterTheMutants(t *testing.T) {
 		t.Fatalf("Run() error = %v, want the reference's failure after mutant m", err)
 	}
 }
+
+// A crash in one test does not hide what the tests after it say: those
+// that never started run again, and their failures join the set.
+func TestConfirm_TheTestsACrashKeptFromRunningRunAfterIt(t *testing.T) {
+	rest := runOnly([]string{"TestDouble", "TestSize"})
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m" && len(args) == 0:
+			// TestMax panics: nothing after it runs.
+			return `{"Action":"run","Test":"TestMax"}` + "\n" + `{"Action":"output","Test":"TestMax","Output":"panic: boom\n"}` + "\n", true
+		case active == "m" && slices.Equal(args, []string{alone("TestMax")}):
+			return `{"Action":"run","Test":"TestMax"}` + "\n", true
+		case active == "m" && (slices.Equal(args, []string{rest}) || slices.Equal(args, []string{alone("TestSize")})):
+			return suiteRun("TestSize"), true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax", "TestSize"}}})
+	if m := rep.Mutants[0]; m.Partial || len(m.FlakyTests) != 0 {
+		t.Errorf("partial %v, flaky %v; want a whole set, nothing flaky", m.Partial, m.FlakyTests)
+	}
+}

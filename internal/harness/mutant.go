@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -163,6 +164,11 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 		if v.Status != report.Survived {
 			group = phase
 			v.FirstFailureOnly = m.fast && v.Status == report.Killed
+			if !m.fast && v.Status == report.Killed {
+				if err := m.complete(ctx, &v, res, phase); err != nil {
+					return v, false, err
+				}
+			}
 			break
 		}
 		if i == len(phases)-1 && len(phases) > 1 {
@@ -192,6 +198,58 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 		return v, false, nil
 	}
 	return v, true, nil
+}
+
+// complete runs, after a run whose binary died (res), the tests of
+// expected that never started, until each has an outcome, and adds their
+// failures to v: a crash in one test does not hide what the tests after
+// it would have said, and the failing set is whole. A run that dies again
+// is completed the same way; one in which no test reports at all ends it.
+func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string) error {
+	for range len(expected) {
+		var missing []string
+		for _, name := range expected {
+			if t := res.Tests[name]; t == nil {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) == 0 || res.TimedOut {
+			break
+		}
+		next, _, err := m.execMutant(ctx, m.args(missing, false), m.limitOf(missing))
+		if err != nil {
+			return err
+		}
+		v.TestSeconds += next.Wall
+		reported := false
+		for _, name := range next.Names() {
+			switch t := next.Tests[name]; t.Outcome {
+			case gotest.Fail:
+				v.AddFailure(name, next.Message(name))
+			case "":
+				addDied(v, next, []string{name})
+			}
+			reported = true
+		}
+		if !reported {
+			break
+		}
+		res, expected = next, missing
+	}
+	sortFailures(v)
+	return nil
+}
+
+// sortFailures sorts v's failing tests, and their failures with them.
+func sortFailures(v *report.Mutant) {
+	slices.SortFunc(v.Failures, func(a, b report.Failure) int { return strings.Compare(a.Test, b.Test) })
+	v.Failures = slices.CompactFunc(v.Failures, func(a, b report.Failure) bool { return a.Test == b.Test })
+	v.FailedTests = v.FailedTests[:0]
+	for _, f := range v.Failures {
+		v.FailedTests = append(v.FailedTests, f.Test)
+	}
+	slices.Sort(v.Running)
+	v.Running = slices.Compact(v.Running)
 }
 
 // args returns the flags of a run of tests: only them, unless they are the

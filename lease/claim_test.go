@@ -2,7 +2,9 @@ package lease_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fencelab/fencelab/lease"
@@ -147,4 +149,26 @@ func TestClaim_FreeJobAtTimeZero(t *testing.T) {
 		t.Fatalf("Claim(fresh job, now=0) = %d, want 1", got)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
+}
+
+// Fences never go back: a job whose fence is the largest int64 cannot be
+// granted another (it would wrap around to a negative one). Claim says so,
+// naming the job, and stores nothing; the grant before it still works.
+func TestClaim_RefusesToWrapTheFenceAround(t *testing.T) {
+	path, _ := createJobs(t, jobsDDL,
+		fmt.Sprintf(`INSERT INTO jobs(id, fence) VALUES('last', %d), ('almost', %d)`, int64(math.MaxInt64), int64(math.MaxInt64-1)))
+	s := openAt(t, path)
+	if got, want := claim(t, s, "almost", "A", 1, 9), int64(math.MaxInt64); got != want {
+		t.Fatalf("Claim(fence MaxInt64-1) = %d, want %d", got, want)
+	}
+	fence, err := s.Claim(t.Context(), "last", "A", 1, 9)
+	if !errors.Is(err, lease.ErrFenceExhausted) || fence != 0 || !strings.Contains(err.Error(), `"last"`) {
+		t.Fatalf("Claim(fence MaxInt64) = %d, %v; want 0, ErrFenceExhausted naming the job", fence, err)
+	}
+	wantState(t, s, lease.Job{ID: "last", Fence: math.MaxInt64})
+	// The job that got the last fence cannot be claimed again either.
+	if _, err := s.Claim(t.Context(), "almost", "B", 11, 10); !errors.Is(err, lease.ErrFenceExhausted) {
+		t.Fatalf("Claim(after the last fence) error = %v, want ErrFenceExhausted", err)
+	}
+	wantState(t, s, lease.Job{ID: "almost", Owner: "A", Until: 10, Fence: math.MaxInt64})
 }

@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -63,10 +64,63 @@ func TestClaimMany_RejectsBadArguments(t *testing.T) {
 	if _, err := s.ClaimMany(ctx, "job", []string{"A", "B"}, 0, 0); !errors.Is(err, lease.ErrInvalidTTL) {
 		t.Errorf("ClaimMany(ttl 0) error = %v, want ErrInvalidTTL", err)
 	}
-	if _, err := s.ClaimMany(ctx, "job", []string{"A", ""}, 0, 10); !errors.Is(err, lease.ErrEmptyOwner) {
-		t.Errorf(`ClaimMany(owners with "") error = %v, want ErrEmptyOwner`, err)
+	// An empty id is an error whatever else is empty.
+	for _, owners := range [][]string{nil, {}, {"A"}, {""}} {
+		if fences, err := s.ClaimMany(ctx, "", owners, 0, 10); !errors.Is(err, lease.ErrEmptyID) || fences != nil {
+			t.Errorf(`ClaimMany("", %q) = %v, %v; want nil, ErrEmptyID`, owners, fences, err)
+		}
 	}
 	// Nothing was claimed by the rejected calls.
+	wantState(t, s, lease.Job{ID: "job"})
+}
+
+// Each invalid owner's error is reported at its place, and nothing is
+// claimed for the valid ones.
+func TestClaimMany_NamesEveryInvalidOwnerAtItsPlace(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	fences, err := s.ClaimMany(t.Context(), "job", []string{"A", "", "B", ""}, 0, 10)
+	if !errors.Is(err, lease.ErrEmptyOwner) || fences != nil {
+		t.Fatalf(`ClaimMany(owners "A", "", "B", "") = %v, %v; want nil, ErrEmptyOwner`, fences, err)
+	}
+	var places []int
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var oe *lease.OwnerError
+		if !errors.As(e, &oe) || !errors.Is(oe, lease.ErrEmptyOwner) {
+			t.Fatalf("error %v is not an OwnerError of ErrEmptyOwner", e)
+		}
+		places = append(places, oe.Index)
+	}
+	if fmt.Sprint(places) != "[1 3]" {
+		t.Errorf("the errors are at places %v, want [1 3]", places)
+	}
+	wantState(t, s, lease.Job{ID: "job"})
+}
+
+// With no owners there is nobody to claim for: an empty result, no error,
+// nothing stored.
+func TestClaimMany_NoOwnersClaimsNothing(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	for _, owners := range [][]string{nil, {}} {
+		fences, err := s.ClaimMany(t.Context(), "job", owners, 0, 10)
+		if err != nil || fences == nil || len(fences) != 0 {
+			t.Errorf("ClaimMany(%#v) = %#v, %v; want [], nil", owners, fences, err)
+		}
+	}
+	wantState(t, s, lease.Job{ID: "job"})
+}
+
+// A cancelled context stops ClaimMany: no fence is granted.
+func TestClaimMany_StopsWhenTheContextIsCancelled(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	fences, err := s.ClaimMany(ctx, "job", []string{"A", "B", "C"}, 0, 10)
+	if !errors.Is(err, context.Canceled) || len(winners(fences)) != 0 {
+		t.Fatalf("ClaimMany(cancelled context) = %v, %v; want no fence, context.Canceled", fences, err)
+	}
 	wantState(t, s, lease.Job{ID: "job"})
 }
 
@@ -125,4 +179,26 @@ func TestClaimMany_ManyMoreOwnersThanPooledConnections(t *testing.T) {
 		t.Fatalf("ClaimMany(64 owners) = %v; want one winner", fences)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: owners[winner], Until: 10, Fence: 1})
+}
+
+// A context that ends while the claims wait for another connection's
+// write lock stops them all: no fence is granted.
+func TestClaimMany_StopsWhenTheContextEndsWhileItWaits(t *testing.T) {
+	path := newPath(t)
+	s := openAt(t, path)
+	enqueue(t, s, "job")
+	commit := holdWriteLock(t, path)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ctx = lease.WaitWatch(ctx)
+	go func() {
+		<-lease.Waiting(ctx)
+		cancel()
+	}()
+	fences, err := s.ClaimMany(ctx, "job", []string{"A", "B", "C"}, 0, 10)
+	commit()
+	if !errors.Is(err, context.Canceled) || len(winners(fences)) != 0 {
+		t.Fatalf("ClaimMany(context ended while waiting) = %v, %v; want no fence, context.Canceled", fences, err)
+	}
+	wantState(t, s, lease.Job{ID: "job"})
 }

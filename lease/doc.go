@@ -33,7 +33,14 @@
 // The fence counts grants. It starts at 0, every successful [Store.Claim]
 // adds one and returns the new value, and nothing else changes it: not
 // [Store.Release], not reopening the file. Granted fences therefore start at
-// 1, and 0 means "not granted".
+// 1, and 0 means "not granted". The last fence there is, the largest int64,
+// is granted like any other; after it a job cannot be claimed again:
+// [Store.Claim] returns [ErrFenceExhausted], naming the job, and changes
+// nothing, since the next fence would wrap around to a negative number, and
+// fences never go back. (At one grant a nanosecond, that is 292 years.)
+//
+// Job ids and owners are compared byte for byte: "JOB" is another job than
+// "job", "a" another owner than "A", and " " is an owner, not nobody ("").
 //
 // # Fenced Writes
 //
@@ -77,11 +84,28 @@
 // # Opening
 //
 // [Open] (and [OpenContext], which also gives up when its context ends)
-// waits for another writer, for at most the busy timeout of 10 s, while it
-// checks and creates the table and switches the file to WAL. It checks the
-// shape of an existing jobs table first, and refuses one that differs in
-// anything that changes meaning (its columns, a collation or a constraint,
-// a trigger or an index on it) with [ErrSchema], leaving the file as it
-// was. The path names one file that every connection and process shares: a
-// path with a NUL byte and ":memory:" are refused.
+// waits for other connections' locks, for at most the busy timeout of 10 s,
+// while it checks and creates the table and switches the file to WAL: for
+// a writer, for a reader (the commit and the switch need the file to
+// themselves), for a connection that holds the file in exclusive locking
+// mode. Every one of those waits ends with the context of OpenContext, with
+// an error that wraps the context's; after the busy timeout the error is
+// SQLITE_BUSY ("database is locked"). Any other error (a file that is not a
+// database, a read-only file) ends Open at once. It checks the shape of an
+// existing jobs table first, and refuses one that differs in anything that
+// changes meaning (its columns, a collation or a constraint, a trigger or an
+// index on it) with [ErrSchema], leaving the file as it was; a table written
+// in another spelling (on one line, keywords in lower case, names quoted,
+// with comments) is the same table. The path names one file that every
+// connection and process shares: a path with a NUL byte and ":memory:" are
+// refused.
+//
+// # Contexts and Concurrent Claims
+//
+// Every method takes a context, which bounds its waits for another
+// connection's write lock: when it ends, the call returns an error that
+// wraps the context's, and changes nothing. [Store.ClaimMany] checks its
+// arguments like [Store.Claim] (ttl, now, then the id), then every owner,
+// reporting each invalid one as an [OwnerError] at its place; with no owners
+// it claims nothing and returns an empty slice.
 package lease

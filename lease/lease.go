@@ -30,6 +30,11 @@ var (
 	ErrEmptyID = errors.New("lease: job id must not be empty")
 	// ErrEmptyOwner is returned when an owner is the empty string.
 	ErrEmptyOwner = errors.New("lease: owner must not be empty")
+	// ErrFenceExhausted is returned by Claim for a job whose fence is
+	// already the largest int64: a grant would have to wrap the fence
+	// around to a smaller number, and fences never go back. The job can
+	// no longer be claimed; its stored state is left as it is.
+	ErrFenceExhausted = errors.New("lease: the job's fences are used up")
 	// ErrSchema is returned by Open when the file holds a jobs table that
 	// differs from the one this package creates: its columns, their types,
 	// defaults, collations or constraints, or triggers or indexes on it.
@@ -78,17 +83,22 @@ type Store struct {
 // every transaction BEGIN IMMEDIATE. The WAL journal mode is a property of
 // the file, which Open sets once (setWAL).
 func dsn(path string) string {
-	// SQLite reads "file:" names as URIs: escape what a URI would misread,
-	// and give an absolute path an empty authority, so that one starting
-	// with "//" is not read as a host.
+	return "file:" + escapePath(path) +
+		fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMillis) +
+		"&_pragma=synchronous(FULL)" +
+		"&_txlock=immediate"
+}
+
+// escapePath returns path as the path of a "file:" URI. SQLite reads
+// "file:" names as URIs: it escapes what a URI would misread, and gives an
+// absolute path an empty authority, so that one starting with "//" is not
+// read as a host.
+func escapePath(path string) string {
 	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	if strings.HasPrefix(escaped, "/") {
 		escaped = "//" + escaped
 	}
-	return "file:" + escaped +
-		fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMillis) +
-		"&_pragma=synchronous(FULL)" +
-		"&_txlock=immediate"
+	return escaped
 }
 
 // checkPath refuses the paths that would not name one file that every
@@ -117,9 +127,14 @@ func Open(path string) (*Store, error) {
 	return OpenContext(context.Background(), path)
 }
 
-// OpenContext is Open, waiting for other writers at most until ctx ends.
+// OpenContext is Open, waiting for other connections at most until ctx
+// ends: every wait of it, for another connection's lock or for anything
+// else, ends when ctx does, with an error that wraps ctx's.
 func OpenContext(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
+		return nil, &openError{path, err}
+	}
+	if err := prepare(ctx, path); err != nil {
 		return nil, &openError{path, err}
 	}
 	db, err := sql.Open("sqlite", dsn(path))
@@ -127,10 +142,6 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 		return nil, &openError{path, err}
 	}
 	db.SetMaxOpenConns(maxConns)
-	if err := prepare(ctx, db); err != nil {
-		db.Close()
-		return nil, &openError{path, err}
-	}
 	return &Store{db: db}, nil
 }
 
@@ -149,34 +160,63 @@ func (e *openError) Error() string {
 func (e *openError) Unwrap() error { return e.err }
 
 // prepare checks the shape of an existing jobs table, creates it when it
-// is missing, and then switches the file to WAL. The check and the
-// creation run in one BEGIN IMMEDIATE transaction, so a file that is
-// refused is rolled back untouched, before its journal mode changes.
-// Waiting for another writer is bounded by the busy timeout and by ctx.
-func prepare(ctx context.Context, db *sql.DB) error {
+// is missing, and then switches the file to WAL, on a connection of its
+// own. The check and the creation run in one BEGIN IMMEDIATE transaction,
+// so a file that is refused is rolled back untouched, before its journal
+// mode changes.
+//
+// The connection has no busy timeout: SQLite's busy handler would wait
+// whatever ctx says, and opening a connection runs its DSN's pragmas with
+// no context at all. Each statement that meets another connection's lock
+// is tried again here instead, until the busy timeout (10 s) passes or
+// ctx ends; an error that is not SQLITE_BUSY (a file that is not a
+// database, a read-only file) ends prepare at once.
+func prepare(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", prepareDSN(path))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
-	tx, err := beginImmediate(ctx, conn, deadline)
-	if err != nil {
+	deadline := time.Now().Add(openTimeout(ctx))
+	exec := func(stmt string) error {
+		return retryBusy(ctx, deadline, func() error {
+			_, err := conn.ExecContext(ctx, stmt)
+			return err
+		})
+	}
+	// What the pool's connections get from their DSN: the table's
+	// creation is as durable as any write.
+	if err := exec("PRAGMA synchronous=FULL"); err != nil {
+		return fmt.Errorf("set synchronous: %w", err)
+	}
+	if err := exec("BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	if err := checkSchema(ctx, conn); err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if err := checkSchema(ctx, tx); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := conn.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	// A reader holds up the commit, which needs the file to itself.
+	if err := exec("COMMIT"); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	// The WAL switch needs the file to itself, and SQLite calls no busy
-	// handler for it when another connection has begun to write (as
-	// another Open may have, since the commit).
+	committed = true
+	// So does the WAL switch, and SQLite calls no busy handler for it when
+	// another connection has begun to write (as another Open may have,
+	// since the commit).
 	if hook, ok := ctx.Value(beforeWALHook{}).(func()); ok {
 		hook()
 	}
@@ -193,36 +233,32 @@ func prepare(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// beforeWALHook and waitHook are the keys of context values that tests
-// set, to order another connection's steps with Open's without guessing at
-// timing: a func() that prepare calls between its commit and the switch to
-// WAL, and one that retryBusy calls each time another connection's lock
-// makes it wait.
+// prepareDSN returns the data source name of prepare's connection to path:
+// no busy timeout (see prepare), and no pragma that would read the file
+// while the connection opens.
+func prepareDSN(path string) string {
+	return "file:" + escapePath(path) + "?_pragma=busy_timeout(0)"
+}
+
+// beforeWALHook, waitHook and openTimeoutKey are the keys of context
+// values that tests set, to order another connection's steps with Open's
+// without guessing at timing, and to shorten its wait: a func() that
+// prepare calls between its commit and the switch to WAL, one that
+// retryBusy calls each time another connection's lock makes it wait, and
+// the time.Duration that replaces the busy timeout.
 type (
-	beforeWALHook struct{}
-	waitHook      struct{}
+	beforeWALHook  struct{}
+	waitHook       struct{}
+	openTimeoutKey struct{}
 )
 
-// beginImmediate begins a BEGIN IMMEDIATE transaction on conn, waiting for
-// another writer until deadline or the end of ctx: SQLite's busy handler
-// would wait its whole timeout whatever ctx says, so it is off meanwhile.
-func beginImmediate(ctx context.Context, conn *sql.Conn, deadline time.Time) (*sql.Tx, error) {
-	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout=0"); err != nil {
-		return nil, err
+// openTimeout returns how long Open waits for other connections' locks:
+// the busy timeout, or what a test set in ctx.
+func openTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(openTimeoutKey{}).(time.Duration); ok {
+		return d
 	}
-	var tx *sql.Tx
-	err := retryBusy(ctx, deadline, func() (err error) {
-		tx, err = conn.BeginTx(ctx, nil)
-		return err
-	})
-	if _, resetErr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeoutMillis)); resetErr != nil && err == nil {
-		tx.Rollback()
-		err = resetErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return tx, nil
+	return busyTimeoutMillis * time.Millisecond
 }
 
 // retryBusy calls f until it does not fail with SQLITE_BUSY, deadline
@@ -243,6 +279,12 @@ func retryBusy(ctx context.Context, deadline time.Time, f func() error) error {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// querier is what checkSchema reads with: a connection in a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // column is one row of PRAGMA table_xinfo.
@@ -268,7 +310,7 @@ var wantColumns = []column{
 // holds collations and constraints, such as COLLATE NOCASE, CHECK or
 // UNIQUE, that no pragma shows), then triggers and indexes on it. A file
 // without a jobs table passes.
-func checkSchema(ctx context.Context, tx *sql.Tx) error {
+func checkSchema(ctx context.Context, tx querier) error {
 	// SQLite's names are case-insensitive: "Jobs" is the table that the
 	// package's statements read and write.
 	var kind, name, def string
@@ -320,7 +362,7 @@ func checkSchema(ctx context.Context, tx *sql.Tx) error {
 }
 
 // columns returns the columns of the jobs table, hidden ones included.
-func columns(ctx context.Context, tx *sql.Tx) ([]column, error) {
+func columns(ctx context.Context, tx querier) ([]column, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT name, type, "notnull", coalesce(dflt_value, ''), pk, hidden FROM pragma_table_xinfo('jobs') ORDER BY cid`)
 	if err != nil {
 		return nil, fmt.Errorf("read jobs table: %w", err)
@@ -344,12 +386,107 @@ func columns(ctx context.Context, tx *sql.Tx) ([]column, error) {
 	return got, nil
 }
 
-// normalize returns a CREATE TABLE statement in one spelling: lower case,
-// single spaces, no IF NOT EXISTS (which SQLite does not keep).
+// normalize returns a CREATE TABLE statement in one spelling, so that two
+// spellings of the same table compare equal: its tokens (see sqlTokens),
+// without IF NOT EXISTS (which SQLite does not keep), one space between
+// them but around parentheses and before commas.
 func normalize(def string) string {
-	def = strings.ToLower(strings.Join(strings.Fields(def), " "))
-	def = strings.Replace(def, "create table if not exists ", "create table ", 1)
-	return strings.NewReplacer("( ", "(", " )", ")", " ,", ",").Replace(def)
+	toks := sqlTokens(def)
+	if len(toks) >= 5 && strings.Join(toks[:5], " ") == "create table if not exists" {
+		toks = append(toks[:2:2], toks[5:]...)
+	}
+	var b strings.Builder
+	for i, tok := range toks {
+		if i > 0 && tok != ")" && tok != "," && toks[i-1] != "(" {
+			b.WriteByte(' ')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// sqlTokens splits a SQL statement into its tokens, in one spelling:
+// keywords and names in lower case and unquoted where they need no quotes
+// (SQLite's names are case-insensitive), strings and numbers as written,
+// with no whitespace and no comments.
+func sqlTokens(s string) []string {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case strings.ContainsRune(" \t\n\r\f", rune(c)):
+			i++
+		case strings.HasPrefix(s[i:], "--"):
+			end := strings.IndexByte(s[i:], '\n')
+			if end < 0 {
+				end = len(s) - i
+			}
+			i += end
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return toks
+			}
+			i += end + 4
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			closer := c
+			if c == '[' {
+				closer = ']'
+			}
+			j := i + 1
+			for j < len(s) && (s[j] != closer || closer != ']' && j+1 < len(s) && s[j+1] == closer) {
+				if s[j] == closer {
+					j++ // a doubled quote stands for itself
+				}
+				j++
+			}
+			tok := s[i:min(j+1, len(s))]
+			if c != '\'' {
+				// A quoted name: the name itself, where it needs no quotes.
+				if name := strings.ToLower(s[i+1 : min(j, len(s))]); isPlainName(name) {
+					tok = name
+				}
+			}
+			toks = append(toks, tok)
+			i = j + 1
+		case isNameByte(c):
+			j := i
+			for j < len(s) && isNameByte(s[j]) {
+				j++
+			}
+			toks = append(toks, strings.ToLower(s[i:j]))
+			i = j
+		default:
+			n := 1
+			for _, op := range []string{"<>", "<=", ">=", "==", "!=", "||", "<<", ">>"} {
+				if strings.HasPrefix(s[i:], op) {
+					n = 2
+				}
+			}
+			toks = append(toks, s[i:i+n])
+			i += n
+		}
+	}
+	return toks
+}
+
+// isNameByte reports whether c may be part of a keyword, a name or a
+// number.
+func isNameByte(c byte) bool {
+	return c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// isPlainName reports whether name can be written without quotes.
+func isPlainName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := range len(name) {
+		if !isNameByte(name[i]) || name[i] == '.' || name[i] == '$' {
+			return false
+		}
+	}
+	return true
 }
 
 // Close closes the store's connections.
@@ -432,6 +569,9 @@ func (s *Store) Claim(ctx context.Context, id, owner string, now, ttl float64) (
 	if until > now {
 		return 0, nil // the current lease is still live
 	}
+	if fence == math.MaxInt64 {
+		return 0, fmt.Errorf("%w: job %q has handed out fence %d", ErrFenceExhausted, id, fence)
+	}
 	fence++
 	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?`, owner, expires, fence, id); err != nil {
 		return 0, fmt.Errorf("lease: claim: %w", err)
@@ -496,17 +636,35 @@ func (s *Store) Release(ctx context.Context, id, owner string, fence int64) (boo
 // fences in the order of owners (step 8). Each claim runs on its own
 // goroutine, on a connection of the store's pool (at most 8 at once, the
 // rest wait for one); for a job that is free, exactly one owner gets a
-// fence and every other gets 0. Errors of the individual claims are
-// joined. The claims queue for one write lock: a claim that waits for it
-// longer than the busy timeout (10 s) fails with SQLITE_BUSY.
+// fence and every other gets 0. The claims queue for one write lock: a
+// claim that waits for it longer than the busy timeout (10 s) fails with
+// SQLITE_BUSY.
+//
+// The arguments are checked first, as Claim checks them (ttl, now, id),
+// and then every owner: if any is invalid, nothing is claimed, and the
+// error joins an *OwnerError for each invalid owner, at its place. With no
+// owners, ClaimMany claims nothing and returns an empty slice. A context
+// that is done stops it: nothing is claimed, and the error wraps the
+// context's. The error of a claim that fails is an *OwnerError too, at its
+// place, with that owner's fence 0.
 func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, ttl float64) ([]int64, error) {
 	if _, err := leaseEnd(now, ttl); err != nil {
 		return nil, err
 	}
-	for _, owner := range owners {
+	if id == "" {
+		return nil, ErrEmptyID
+	}
+	var bad []error
+	for i, owner := range owners {
 		if err := checkHolder(id, owner); err != nil {
-			return nil, err
+			bad = append(bad, &OwnerError{Index: i, Owner: owner, Err: err})
 		}
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lease: claim many: %w", context.Cause(ctx))
 	}
 	fences := make([]int64, len(owners))
 	errs := make([]error, len(owners))
@@ -517,8 +675,27 @@ func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, 
 		})
 	}
 	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			errs[i] = &OwnerError{Index: i, Owner: owners[i], Err: err}
+		}
+	}
 	return fences, errors.Join(errs...)
 }
+
+// OwnerError is the error of one owner of ClaimMany, at its place in the
+// owners it was given.
+type OwnerError struct {
+	Index int    // in owners
+	Owner string // owners[Index]
+	Err   error
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("owners[%d] (%q): %v", e.Index, e.Owner, e.Err)
+}
+
+func (e *OwnerError) Unwrap() error { return e.Err }
 
 // leaseEnd validates ttl, then now, and returns now+ttl, which must be
 // finite and later than now.

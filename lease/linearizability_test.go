@@ -236,7 +236,8 @@ var lzModel = porcupine.Model{
 		case "enqueue":
 			ok = out.OK == m.enqueue(in.Job)
 		case "claim":
-			ok = out.Fence == m.claim(in.Job, in.Owner, in.Now, in.TTL)
+			fence, _ := m.claim(in.Job, in.Owner, in.Now, in.TTL)
+			ok = out.Fence == fence
 		case "renew":
 			ok = out.OK == m.renew(in.Job, in.Owner, in.Fence, in.Now, in.TTL)
 		case "complete":

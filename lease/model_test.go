@@ -1,8 +1,10 @@
 package lease_test
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,8 +20,10 @@ import (
 // step, every stored job must agree.
 
 var (
-	modelIDs    = []string{"a", "b", "c"}
-	modelOwners = []string{"A", "B", "C"}
+	// Ids and owners are compared byte for byte: "a" and "A" are other
+	// jobs and other owners, and " " is an owner.
+	modelIDs    = []string{"a", "b", "A"}
+	modelOwners = []string{"A", "B", "a", " "}
 	// Multiples of 0.5 are exact in float64, so now lands on until exactly.
 	modelTTLs  = []float64{0.5, 1, 2, 5}
 	modelSteps = []float64{0, 0.5, 1, 2.5}
@@ -50,13 +54,16 @@ func (m model) enqueue(id string) bool {
 	return true
 }
 
-func (m model) claim(id, owner string, now, ttl float64) int64 {
+func (m model) claim(id, owner string, now, ttl float64) (int64, error) {
 	if !m.claimable(id, now) {
-		return 0
+		return 0, nil
+	}
+	if m[id].Fence == math.MaxInt64 {
+		return 0, lease.ErrFenceExhausted // fences never go back
 	}
 	fence := m[id].Fence + 1
 	m[id] = lease.Job{ID: id, Owner: owner, Until: now + ttl, Fence: fence}
-	return fence
+	return fence, nil
 }
 
 func (m model) renew(id, owner string, fence int64, now, ttl float64) bool {
@@ -100,9 +107,23 @@ func (mc *machine) id(t *rapid.T) string    { return rapid.SampledFrom(modelIDs)
 func (mc *machine) owner(t *rapid.T) string { return rapid.SampledFrom(modelOwners).Draw(t, "owner") }
 func (mc *machine) ttl(t *rapid.T) float64  { return rapid.SampledFrom(modelTTLs).Draw(t, "ttl") }
 
+// holder draws the job's current owner half the time, or else any owner:
+// a renewal, completion or release by the holder is the case that needs
+// every condition checked.
+func (mc *machine) holder(t *rapid.T, id string) string {
+	if j := mc.model[id]; j.Owner != "" && rapid.Bool().Draw(t, "byHolder") {
+		return j.Owner
+	}
+	return mc.owner(t)
+}
+
 // fence draws a fence near the job's current one: stale, current or future.
 func (mc *machine) fence(t *rapid.T, id string) int64 {
-	return rapid.Int64Range(0, mc.model[id].Fence+1).Draw(t, "fence")
+	f := mc.model[id].Fence
+	if rapid.Bool().Draw(t, "current") {
+		return f
+	}
+	return rapid.Int64Range(max(f, 1)-1, min(f, math.MaxInt64-1)+1).Draw(t, "fence")
 }
 
 func (mc *machine) Enqueue(t *rapid.T) {
@@ -116,14 +137,15 @@ func (mc *machine) Enqueue(t *rapid.T) {
 func (mc *machine) Claim(t *rapid.T) {
 	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
 	got, err := mc.store.Claim(t.Context(), id, owner, mc.now, ttl)
-	want := mc.model.claim(id, owner, mc.now, ttl)
-	if err != nil || got != want {
-		t.Fatalf("Claim(%q, %q, now=%v, ttl=%v) = %d, %v; want %d, nil", id, owner, mc.now, ttl, got, err, want)
+	want, wantErr := mc.model.claim(id, owner, mc.now, ttl)
+	if !errors.Is(err, wantErr) || err == nil && wantErr != nil || got != want {
+		t.Fatalf("Claim(%q, %q, now=%v, ttl=%v) = %d, %v; want %d, %v", id, owner, mc.now, ttl, got, err, want, wantErr)
 	}
 }
 
 func (mc *machine) Renew(t *rapid.T) {
-	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
+	id, ttl := mc.id(t), mc.ttl(t)
+	owner := mc.holder(t, id)
 	fence := mc.fence(t, id)
 	got, err := mc.store.Renew(t.Context(), id, owner, fence, mc.now, ttl)
 	want := mc.model.renew(id, owner, fence, mc.now, ttl)
@@ -133,7 +155,8 @@ func (mc *machine) Renew(t *rapid.T) {
 }
 
 func (mc *machine) Complete(t *rapid.T) {
-	id, owner := mc.id(t), mc.owner(t)
+	id := mc.id(t)
+	owner := mc.holder(t, id)
 	fence := mc.fence(t, id)
 	result := rapid.StringMatching(`[a-z]{0,3}`).Draw(t, "result")
 	got, err := mc.store.Complete(t.Context(), id, owner, fence, mc.now, result)
@@ -144,7 +167,8 @@ func (mc *machine) Complete(t *rapid.T) {
 }
 
 func (mc *machine) Release(t *rapid.T) {
-	id, owner := mc.id(t), mc.owner(t)
+	id := mc.id(t)
+	owner := mc.holder(t, id)
 	fence := mc.fence(t, id)
 	got, err := mc.store.Release(t.Context(), id, owner, fence)
 	want := mc.model.release(id, owner, fence)
@@ -160,6 +184,12 @@ func (mc *machine) ClaimMany(t *rapid.T) {
 	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
 	owners := slices.Repeat([]string{owner}, rapid.IntRange(1, 4).Draw(t, "n"))
 	got, err := mc.store.ClaimMany(t.Context(), id, owners, mc.now, ttl)
+	if mc.model.claimable(id, mc.now) && mc.model[id].Fence == math.MaxInt64 {
+		if !errors.Is(err, lease.ErrFenceExhausted) || len(winners(got)) != 0 {
+			t.Fatalf("ClaimMany(%q, %q) at the last fence = %v, %v; want no winner, ErrFenceExhausted", id, owners, got, err)
+		}
+		return
+	}
 	if err != nil || len(got) != len(owners) {
 		t.Fatalf("ClaimMany(%q, %q) = %v, %v; want %d fences, nil", id, owners, got, err, len(owners))
 	}
@@ -177,8 +207,38 @@ func (mc *machine) ClaimMany(t *rapid.T) {
 	mc.model[id] = lease.Job{ID: id, Owner: owners[won[0]], Until: mc.now + ttl, Fence: want}
 }
 
+// LastFences sets a job's fence, by hand, to the last or the one but last
+// there are, so that claims meet the limit.
+func (mc *machine) LastFences(t *rapid.T) {
+	id := mc.id(t)
+	j, ok := mc.model[id]
+	if !ok {
+		t.Skip("no such job yet")
+	}
+	j.Fence = math.MaxInt64 - rapid.Int64Range(0, 1).Draw(t, "below")
+	db, err := sql.Open("sqlite", "file:"+mc.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE jobs SET fence=? WHERE id=?`, j.Fence, id); err != nil {
+		t.Fatal(err)
+	}
+	mc.model[id] = j
+}
+
 func (mc *machine) AdvanceClock(t *rapid.T) {
 	mc.now += rapid.SampledFrom(modelSteps).Draw(t, "dt")
+}
+
+// AdvanceToAnExpiry moves the clock to the moment a job's lease expires,
+// where the contract turns: at now == until the lease is no longer live.
+func (mc *machine) AdvanceToAnExpiry(t *rapid.T) {
+	j, ok := mc.model[mc.id(t)]
+	if !ok || j.Until <= mc.now {
+		t.Skip("no lease of that job ahead")
+	}
+	mc.now = j.Until
 }
 
 // Reopen closes the store and opens the file again, as a restarted worker.

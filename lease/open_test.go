@@ -287,6 +287,10 @@ func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
 		{"TableNamedInOtherCase", []string{strings.Replace(strings.Replace(jobsDDL, "TABLE jobs", "TABLE Jobs", 1), "TEXT PRIMARY KEY", "TEXT PRIMARY KEY COLLATE NOCASE", 1)}, "collate nocase"},
 		{"TriggerOnJOBS", []string{jobsDDL, `CREATE TRIGGER reset AFTER UPDATE OF owner ON JOBS WHEN new.owner IS NULL BEGIN UPDATE jobs SET fence = 0 WHERE id = new.id; END`}, "trigger reset"},
 		{"ViewNamedJOBS", []string{`CREATE VIEW JOBS AS SELECT 1 AS id`}, "jobs is a view"},
+		// Spelled differently, and meaning something else too.
+		{"AnotherDefaultOnOneLine", []string{`CREATE TABLE jobs(id TEXT PRIMARY KEY,owner TEXT,until REAL NOT NULL DEFAULT 0,fence INTEGER NOT NULL DEFAULT 1,result TEXT,done INTEGER NOT NULL DEFAULT 0)`}, "column 4"},
+		{"ACheckInLowerCase", []string{"create table jobs (id text primary key, owner text, until real not null default 0, fence integer not null default 0, result text check (result <> 'x'), done integer not null default 0)"}, "check (result <> 'x')"},
+		{"AStringThatDiffersInCase", []string{"create table jobs (id text primary key, owner text, until real not null default 0, fence integer not null default 0, result text check (result <> 'X'), done integer not null default 0)"}, "check (result <> 'X')"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path, before := createJobs(t, tc.ddl...)
@@ -308,11 +312,26 @@ func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
 	}
 }
 
+// Its own table written by hand, in any spelling that means the same: on
+// one line, with other whitespace, with keywords and names in other case,
+// with quoted names, with comments.
 func TestOpen_AcceptsTheTableItCreatesWrittenByHand(t *testing.T) {
-	for _, ddl := range []string{jobsDDL, strings.Replace(jobsDDL, "TABLE jobs", "TABLE Jobs", 1)} {
+	for _, ddl := range []string{
+		jobsDDL,
+		strings.Replace(jobsDDL, "TABLE jobs", "TABLE Jobs", 1),
+		`CREATE TABLE jobs(id TEXT PRIMARY KEY,owner TEXT,until REAL NOT NULL DEFAULT 0,fence INTEGER NOT NULL DEFAULT 0,result TEXT,done INTEGER NOT NULL DEFAULT 0)`,
+		"create table jobs (\n  id text primary key ,\n\towner text,\n  until real not null default 0,\n  fence integer not null default 0,\n  result text,\n  done integer not null default 0\n)",
+		`CREATE TABLE "jobs" ("id" TEXT PRIMARY KEY, [owner] TEXT, ` + "`until`" + ` REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)`,
+		"CREATE TABLE jobs ( -- the lease table\n id TEXT PRIMARY KEY, /* the job */ owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)",
+	} {
 		path, _ := createJobs(t, ddl, `INSERT INTO jobs(id, fence) VALUES('job', 4)`)
-		s := openAt(t, path)
+		s, err := lease.Open(path)
+		if err != nil {
+			t.Errorf("Open(table created as %q) error = %v, want nil", ddl, err)
+			continue
+		}
 		wantState(t, s, lease.Job{ID: "job", Fence: 4})
+		s.Close()
 	}
 }
 

@@ -23,6 +23,13 @@ const pathEnv = "FENCELAB_LEASE_PATH"
 
 func runChild(role string) int {
 	path := os.Getenv(pathEnv)
+	if role == "read-only-opener" {
+		if err := readOnlyOpener(path, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	s, err := lease.Open(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -36,6 +43,8 @@ func runChild(role string) int {
 		err = crasher(s, os.Stdout)
 	case "historian":
 		err = historian(s, os.Stdin, os.Stdout)
+	case "disk-filler":
+		err = diskFiller(s, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown child role %q", role)
 	}

@@ -1,0 +1,190 @@
+package lease
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// White-box tests of Open's waits: each wait for another connection's lock
+// ends with the context, or after the busy timeout, and only SQLITE_BUSY
+// makes Open wait at all.
+
+// blocker holds a lock on a file from a connection of its own until its
+// release; its statements run when the test asks.
+type blocker struct {
+	t    *testing.T
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+func newBlocker(t *testing.T, path string) *blocker {
+	t.Helper()
+	// A busy timeout, so that the blocker's own commit waits out a shared
+	// lock that Open's retry may hold for a moment.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &blocker{t: t, db: db, conn: conn}
+}
+
+func (b *blocker) exec(stmts ...string) {
+	b.t.Helper()
+	for _, stmt := range stmts {
+		if _, err := b.conn.ExecContext(context.Background(), stmt); err != nil {
+			b.t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
+
+// hooks returns ctx with Open's hooks set: before, between Open's commit
+// and its switch to WAL, and wait, each time another connection's lock
+// makes it wait.
+func hooks(ctx context.Context, before, wait func()) context.Context {
+	if before != nil {
+		ctx = context.WithValue(ctx, beforeWALHook{}, before)
+	}
+	if wait != nil {
+		ctx = context.WithValue(ctx, waitHook{}, wait)
+	}
+	return ctx
+}
+
+// Every wait of OpenContext ends when its context does, with an error that
+// wraps the context's: for a writer at BEGIN, for a reader at the commit,
+// for a writer that began at the switch to WAL, and for a connection that
+// holds the file in locking_mode=EXCLUSIVE, which even a read waits for.
+func TestOpenContext_EveryWaitEndsWithTheContext(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setUp func(t *testing.T, path string) (before func())
+		stage string // the step of Open that waited, as its error names it
+	}{
+		{"WriterAtBegin", func(t *testing.T, path string) func() {
+			newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+			return nil
+		}, "begin: "},
+		{"ReaderAtCommit", func(t *testing.T, path string) func() {
+			createTable(t, path)
+			newBlocker(t, path).exec("BEGIN", "SELECT count(*) FROM jobs")
+			return nil
+		}, "create table: "},
+		{"WriterAtTheSwitchToWAL", func(t *testing.T, path string) func() {
+			b := newBlocker(t, path)
+			return func() { b.exec("BEGIN IMMEDIATE") }
+		}, "set journal mode: "},
+		{"ExclusiveLockingMode", func(t *testing.T, path string) func() {
+			createTable(t, path)
+			newBlocker(t, path).exec("PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "COMMIT")
+			return nil
+		}, "set synchronous: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "jobs.db")
+			before := tc.setUp(t, path)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			waited := false
+			s, err := OpenContext(hooks(ctx, before, func() { waited = true; cancel() }), path)
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenContext() error = nil, want the context's")
+			}
+			if !waited || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), tc.stage) {
+				t.Fatalf("OpenContext() waited %v, error = %v; want it to wait, then wrap context.Canceled at %q", waited, err, tc.stage)
+			}
+		})
+	}
+}
+
+// createTable makes path a jobs file, in the rollback journal.
+func createTable(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(schema); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A writer that never lets go: Open gives up after the busy timeout (here
+// shortened) with SQLITE_BUSY, a "locked" error, not at the end of its
+// context, which is far away.
+func TestOpen_GivesUpOnAWriterAfterTheBusyTimeout(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	waited := false
+	ctx = context.WithValue(hooks(ctx, nil, func() { waited = true }), openTimeoutKey{}, 100*time.Millisecond)
+	s, err := OpenContext(ctx, path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext(file a writer never lets go) error = nil, want SQLITE_BUSY")
+	}
+	var se *sqlite.Error
+	if !waited || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("OpenContext() waited %v, error = %v; want it to wait, then fail with SQLITE_BUSY (database is locked)", waited, err)
+	}
+	if !strings.Contains(err.Error(), "database is locked") {
+		t.Errorf("error = %v, want it to say the database is locked", err)
+	}
+}
+
+// An error that is not SQLITE_BUSY is not waited out: a file that is not a
+// database fails at once.
+func TestOpen_DoesNotWaitOutAFileThatIsNotADatabase(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waited := false
+	s, err := OpenContext(hooks(t.Context(), nil, func() { waited = true }), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext(text file) error = nil, want one")
+	}
+	var se *sqlite.Error
+	if waited || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_NOTADB {
+		t.Fatalf("OpenContext(text file) waited %v, error = %v; want SQLITE_NOTADB at once", waited, err)
+	}
+}
+
+// The schema check reads a table's definition token by token, in one
+// spelling: what SQLite does not tell apart (the case of keywords and
+// names, quotes around a name, whitespace, comments) is not told apart.
+func TestSQLTokens_OneSpellingOfWhatMeansTheSame(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"CREATE TABLE jobs(id TEXT)", "create|table|jobs|(|id|text|)"},
+		{`create  table "Jobs" ( [ID] text ) -- end`, "create|table|jobs|(|id|text|)"},
+		{"a /* x */ b", "a|b"},
+		{`'It''s' "two words" 'X'`, `'It''s'|"two words"|'X'`},
+		{"a<>b<=c||d 0.5", "a|<>|b|<=|c||||d|0.5"},
+		{"x /* never closed", "x"},
+	} {
+		if got := strings.Join(sqlTokens(tc.in), "|"); got != tc.want {
+			t.Errorf("sqlTokens(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

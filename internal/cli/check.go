@@ -9,14 +9,15 @@ import (
 	"os"
 
 	"github.com/fencelab/fencelab/internal/gotest"
-	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
-const checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
+var checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
 runs if one is invalid), run the mutants (or read the results of a run with
 -results), and show, per mutant, what was predicted, what failed, what was
 missed and what was wrong, with a score per file and a class summary.
@@ -28,13 +29,15 @@ For a class an invalid file does not stop the others: it is a row of
 invalid cells, its problems are on the page and on stderr, and the exit
 code is 2.
 
-Exit codes: 0 every prediction in every file was exact; 1 some prediction
-differs; 2 an invalid prediction file, or any error that run exits 2 for.`
+It takes the flags of run that choose the mutants (-mutants, -pkg, -only,
+-generate, -diff, -shard); generated mutants run to the end, as with -full.
+
+` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
 func check(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags] FILE...", checkSummary)
-	var mf mutantFlags
-	mf.register(fs)
+	var sel selection
+	sel.register(fs, true)
 	var rf runFlags
 	rf.register(fs)
 	results := fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
@@ -42,7 +45,8 @@ func check(ctx context.Context, c *call, args []string) error {
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
 	classPage := fs.String("html", "", "also write the class page to `file`: learners × mutants, as HTML")
-	stryker := fs.String("stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
+	var out outputs
+	fs.StringVar(&out.stryker, "stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,16 +56,14 @@ func check(ctx context.Context, c *call, args []string) error {
 	if *asJSON && *markdown {
 		return errors.New("-json and -markdown exclude each other")
 	}
-	files := fs.Args()
-	out := outputs{stryker: *stryker}
-	for _, file := range []string{*classPage, *stryker} {
+	for _, file := range []string{*classPage, out.stryker} {
 		if file != "" {
 			if err := checkOutput(file, true); err != nil {
 				return err
 			}
 		}
 	}
-	lp := loader{files: files, partial: *partial, class: *classPage != ""}
+	lp := loader{files: fs.Args(), partial: *partial, class: *classPage != ""}
 
 	var (
 		rep *report.Report
@@ -69,7 +71,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		err error
 	)
 	if *results != "" {
-		if set := setFlags(fs, "pkg", "mutants", "only", "j", "timeout", "mode", "no-cache", "stryker"); len(set) > 0 {
+		if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "stryker"); len(set) > 0 {
 			return fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
 		}
 		if rep, err = report.ReadFile(*results); err != nil {
@@ -85,7 +87,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		if pfs, err = lp.load(known); err != nil {
 			return err
 		}
-	} else if rep, pfs, err = runChecked(ctx, c, &mf, &rf, &lp, &out); err != nil {
+	} else if rep, pfs, err = runChecked(ctx, c, &sel, &rf, &lp, &out); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -97,7 +99,7 @@ func check(ctx context.Context, c *call, args []string) error {
 	}
 	class := predict.NewClass(scores)
 	if *classPage != "" {
-		if err := writeFile(*classPage, func(w io.Writer) error { return class.WriteHTML(w, lp.invalid) }); err != nil {
+		if err := c.writeFile(*classPage, "the class page", func(w io.Writer) error { return class.WriteHTML(w, lp.invalid) }); err != nil {
 			return err
 		}
 	}
@@ -127,46 +129,63 @@ func check(ctx context.Context, c *call, args []string) error {
 // their results from the cache), writes the run to out's files, and
 // returns the report and the valid files. Everything in the files but
 // subtest names is checked before anything runs; subtest names, known only
-// from a run of the suite, after the baseline and before any mutant.
-func runChecked(ctx context.Context, c *call, mf *mutantFlags, rf *runFlags, lp *loader, out *outputs) (*report.Report, []*predict.File, error) {
+// from a run of the suite, after the baseline and before any mutant (in a
+// run of a pattern, after the run).
+func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *loader, out *outputs) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
 	// Predictions are compared with every test that fails: generated
 	// mutants run to the end too, as with -full. (Catalog mutants always
 	// do, and their results in the cache are run's.)
-	if mf.generate {
+	if sel.generate {
 		rf.full = true
 	}
-	s, err := c.open(ctx, mf, rf, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer s.Close()
-	top, err := gotest.TopLevel(s.Target.Dir)
+	pr := progress.New(c.stderr, rf.quiet)
+	plan, err := c.selectPlan(ctx, sel, pr)
 	if err != nil {
 		return nil, nil, err
 	}
 	// A file may predict any mutant of the files; it must predict those
 	// that run (unless -partial).
-	ids, run := idsOf(s.all), idsOf(s.mutants)
+	var ids, run, top []string
+	for _, u := range plan.Units {
+		for _, m := range u.All {
+			ids = append(ids, u.Qual+m.ID)
+		}
+		for _, a := range u.Applied {
+			run = append(run, u.Qual+a.Mutant.ID)
+		}
+		names, err := gotest.TopLevel(u.Target.Dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, name := range names {
+			top = append(top, u.Qual+name)
+		}
+	}
 	pfs, err := lp.load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := s.cfg
-	cfg.AfterBaseline = func(tests []string) error {
+	opt := rf.options(pr)
+	recheck := func(tests []string) error {
 		pfs, err = lp.recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests})
 		return err
 	}
-	rep, err := s.Run(ctx, cfg)
+	if !plan.Multi {
+		opt.AfterBaseline = recheck
+	}
+	rep, err := harness.Run(ctx, plan, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	src := func() (report.Sources, error) {
-		return sourcesOf(s.Target.ModuleDir, rep, docs([]*session{s}, false))
+	if plan.Multi {
+		if err := recheck(rep.Baseline.TestNames); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := out.writeFiles(rep, src); err != nil {
+	if err := out.writeFiles(c, plan.Root, rep); err != nil {
 		return nil, nil, err
 	}
 	return rep, pfs, nil
@@ -234,14 +253,6 @@ func problemsOf(err error) yamlfile.Errors {
 		return list
 	}
 	return yamlfile.Errors{err}
-}
-
-func idsOf(ms []*mutation.Mutant) []string {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return ids
 }
 
 func reportIDs(rep *report.Report) []string {

@@ -1,12 +1,11 @@
-// Package cli implements the mutate command: it parses the flags of each
-// command, hands the work to the packages that do it, prints, and maps
-// what a command returns to the process's exit code. Each command is a
-// file of its own.
+// Package cli implements the mutate command: every command parses its
+// flags, selects its mutants (exercise.Select), runs them (harness.Run),
+// writes the report (package report), and maps what it returns to an exit
+// code (exit.go). Each command is a file of its own.
 package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,12 +14,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/internal/text"
-	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
-const usage = `mutate applies faults (mutants) to a Go package as AST rewrites, runs its
+var usage = `mutate applies faults (mutants) to a Go package as AST rewrites, runs its
 test suite once per mutant, and reports which tests caught each one; it
 compares that with the predictions a learner wrote beforehand.
 
@@ -41,13 +40,9 @@ The mutants are those of the module's mutants/catalog.yaml, or of the files
 given with -mutants; each file names the package it mutates (-pkg
 overrides). mutate works from any directory of the module.
 
-Exit codes of run: 0 every mutant killed (or crashed); 1 some mutant
-survived; 3 some mutant timed out, and none survived; 2 a usage, input or
-harness error (a red or flaky baseline, a mutant that does not compile or
-whose tests are flaky, a tree that changed, an interrupted run).
-Exit codes of check: 0 every prediction exact; 1 some prediction differs;
-2 an invalid prediction file, or any error that run exits 2 for.
-Exit codes of report: 0 rewritten or up to date; 1 with -check, out of date.
+` + text.Wrap("Exit codes of run: "+report.ExitHelp("run"), 78, "") + `
+` + text.Wrap("Exit codes of check: "+report.ExitHelp("check"), 78, "") + `
+` + text.Wrap("Exit codes of report: "+report.ExitHelp("report"), 78, "") + `
 list, show and template exit 0, or 2 on an error.
 `
 
@@ -78,29 +73,29 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	dir := fs.String("C", "", "run in `dir` instead of the current directory")
 	if err := fs.Parse(args); err != nil {
-		return exitCode(&call{name: "", stderr: stderr}, err)
+		return exitCode(ctx, &call{name: "", stderr: stderr}, err)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "mutate: no command given\n\n%s", usage)
-		return exitError
+		return report.ExitError
 	}
 	if *dir != "" {
 		if err := os.Chdir(*dir); err != nil {
 			fmt.Fprintf(stderr, "mutate: -C: %v\n", err)
-			return exitError
+			return report.ExitError
 		}
 	}
 	c := &call{name: fs.Arg(0), stdout: stdout, stderr: stderr, dir: *dir}
 	args = fs.Args()[1:]
 	if c.name == "help" {
-		return exitCode(c, help(ctx, c, args))
+		return exitCode(ctx, c, help(ctx, c, args))
 	}
 	cmd, ok := commands[c.name]
 	if !ok {
 		fmt.Fprintf(stderr, "mutate: unknown command %q%s\n\n%s", c.name, suggest.Hint(c.name, commandNames()), usage)
-		return exitError
+		return report.ExitError
 	}
-	return exitCode(c, cmd(ctx, c, args))
+	return exitCode(ctx, c, cmd(ctx, c, args))
 }
 
 // help prints the usage, or with a command's name that command's usage
@@ -123,58 +118,6 @@ func help(ctx context.Context, c *call, args []string) error {
 
 func commandNames() []string {
 	return slices.Sorted(maps.Keys(commands))
-}
-
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 2
-)
-
-// verdict is a command's answer when it is not 0: the exit code of a run
-// with a survivor (1) or a timeout (3), of a check with an inexact
-// prediction (1), of a report out of date (1). It is not an error: the
-// command has printed its result.
-type verdict int
-
-func (v verdict) Error() string { return fmt.Sprintf("exit status %d", int(v)) }
-
-// errUsage marks an error whose message, and the command's usage, have
-// been printed.
-var errUsage = errors.New("usage")
-
-// maxProblems is how many problems of the input files are printed; the
-// rest are counted.
-const maxProblems = 20
-
-// exitCode prints what a command returned, if anything is left to print,
-// and maps it to the exit code: 0 for nothing, a verdict's own code, and 2
-// for any error. A list of problems in input files is printed one per
-// line, each at its file:line:col, the first maxProblems of them.
-func exitCode(c *call, err error) int {
-	var (
-		v    verdict
-		list yamlfile.Errors
-	)
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case errors.As(err, &v):
-		return int(v)
-	case errors.Is(err, errUsage):
-	case errors.As(err, &list):
-		for i, e := range list {
-			if i == maxProblems {
-				fmt.Fprintf(c.stderr, "… and %d more\n", len(list)-maxProblems)
-				break
-			}
-			fmt.Fprintln(c.stderr, e)
-		}
-		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Count(len(list), "problem", "problems"))
-	default:
-		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), err)
-	}
-	return exitError
 }
 
 // prefix starts the error messages of the call: "mutate run".

@@ -14,7 +14,6 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
-	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/suggest"
 )
@@ -31,16 +30,27 @@ func newFlagSet(c *call, args, summary string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args. A bad flag has been printed with the usage by the
-// flag package; the error says so.
+// parse parses args. A bad flag is a usage error that names the closest
+// flag there is.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
 	}
-	return nil
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, "-"+f.Name) })
+	hint := ""
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+		hint = suggest.Hint(name, names)
+	}
+	return usagef(fs, "%v%s", err, hint)
 }
 
 // parseFlagsOnly parses args, which must hold flags and nothing else.
@@ -68,182 +78,52 @@ type files []string
 func (f *files) String() string     { return strings.Join(*f, ", ") }
 func (f *files) Set(v string) error { *f = append(*f, v); return nil }
 
-// mutantFlags are the flags that choose the mutants and their package.
-type mutantFlags struct {
-	files    files
-	pkg      string
-	only     string
-	generate bool
+// selection are the flags that choose the mutants: those of every command,
+// and with narrow, -diff and -shard.
+type selection struct {
+	files       files
+	pkg, only   string
+	generate    bool
+	diff, shard string
 }
 
-func (f *mutantFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.files, "mutants", "read the mutants of this YAML `file` (repeatable; default: the module's "+exercise.Catalog+")")
-	fs.StringVar(&f.pkg, "pkg", "", "the `package` to mutate, as go names it here (default: the one the mutants files name, or the catalog)")
-	fs.StringVar(&f.only, "only", "", "only these comma-separated mutant `ids`")
-	fs.BoolVar(&f.generate, "generate", false, "generate the mutants from the package's code by operator, instead of reading a catalog")
+func (s *selection) register(fs *flag.FlagSet, narrow bool) {
+	fs.Var(&s.files, "mutants", "read the mutants of this YAML `file` (repeatable; default: the module's "+exercise.Catalog+")")
+	fs.StringVar(&s.pkg, "pkg", "", "the `package` to mutate, as go names it here (default: the one the mutants files name, or the catalog); with -generate, a pattern such as ./...")
+	fs.StringVar(&s.only, "only", "", "only these comma-separated mutant `ids`")
+	fs.BoolVar(&s.generate, "generate", false, "generate the mutants from the package's code by operator, instead of reading a catalog")
+	if narrow {
+		fs.StringVar(&s.diff, "diff", "", "only the mutants on lines changed since the git `ref` (and in files git does not track)")
+		fs.StringVar(&s.shard, "shard", "", "only the k-th of n slices of the mutants, `k/n` (mutate merge joins the slices' -json results)")
+	}
 }
 
-// chosen is what mutantFlags chose: the mutants and where their package is.
-type chosen struct {
-	set     *exercise.Set      // nil for generated mutants
-	all     []*mutation.Mutant // every mutant of the files
-	mutants []*mutation.Mutant // those -only chooses; all without it
-	dir     string             // where go names the package
-	pkg     string             // the package, as go names it from dir
-	written string             // the files' own package, when -pkg names another
-	// For generated mutants, the package they were generated from.
-	target *harness.Target
-	source *mutation.Package
+// of returns the selection to hand to exercise.
+func (s *selection) of(pr *progress.Reporter) exercise.Selection {
+	sel := exercise.Selection{Files: s.files, Pkg: s.pkg, Generate: s.generate, Diff: s.diff, Shard: s.shard, Progress: pr}
+	if s.only != "" {
+		sel.Only = strings.Split(s.only, ",")
+	}
+	return sel
 }
 
-// load reads the mutants files of the module that holds the current
-// directory, or generates the mutants of the package, and checks -only.
-func (f *mutantFlags) load(ctx context.Context) (*chosen, error) {
-	root, err := exercise.FindRoot(".")
+// selectPlan selects the mutants of s, applied, and says on stderr what the
+// selection left out.
+func (c *call) selectPlan(ctx context.Context, s *selection, pr *progress.Reporter) (*exercise.Plan, error) {
+	plan, err := exercise.Select(ctx, s.of(pr))
 	if err != nil {
-		return nil, err
+		return nil, interrupted(ctx, err)
 	}
-	var ch *chosen
-	if f.generate {
-		if ch, err = f.generated(ctx, root); err != nil {
-			return nil, err
-		}
-	} else if ch, err = f.read(root); err != nil {
-		return nil, err
+	for _, note := range plan.Notes {
+		fmt.Fprintf(c.stderr, "mutate: %s\n", note)
 	}
-	if f.only != "" {
-		ch.mutants = nil
-		for id := range strings.SplitSeq(f.only, ",") {
-			m, err := lookup(ch.all, strings.TrimSpace(id))
-			if err != nil {
-				return nil, fmt.Errorf("-only: %w", err)
-			}
-			ch.mutants = append(ch.mutants, m)
-		}
-	}
-	return ch, nil
-}
-
-// generated generates the mutants of the package -pkg names, or else the
-// catalog's, or else the one in the current directory.
-func (f *mutantFlags) generated(ctx context.Context, root string) (*chosen, error) {
-	if len(f.files) > 0 {
-		return nil, errors.New("-generate and -mutants exclude each other: the mutants come from the code, or from the files")
-	}
-	ch := &chosen{pkg: f.pkg}
-	if ch.pkg == "" {
-		ch.pkg = "."
-		if cat, err := exercise.LoadFile(filepath.Join(root, filepath.FromSlash(exercise.Catalog))); err == nil && cat.Package != "" {
-			ch.dir, ch.pkg = root, cat.Package
-		}
-	}
-	t, err := harness.FindTarget(ctx, harness.Config{Dir: ch.dir, Package: ch.pkg})
-	if err != nil {
-		return nil, err
-	}
-	src, err := mutation.Load(t.Dir)
-	if err != nil {
-		return nil, err
-	}
-	ch.target, ch.source = t, src
-	ch.all = src.Generate()
-	if len(ch.all) == 0 {
-		return nil, fmt.Errorf("package %s has no code that an operator applies to", t.Rel)
-	}
-	ch.mutants = ch.all
-	return ch, nil
-}
-
-// read reads the mutants files, or the catalog.
-func (f *mutantFlags) read(root string) (*chosen, error) {
-	set, err := exercise.Load(root, f.files)
-	if err != nil {
-		return nil, err
-	}
-	ch := &chosen{set: set, all: set.Mutants, mutants: set.Mutants}
-	switch {
-	case f.pkg != "":
-		ch.pkg = f.pkg
-		if set.Package != "" && set.Package != f.pkg {
-			ch.written = set.Package
-		}
-	case set.Package != "":
-		ch.dir, ch.pkg = root, set.Package
-	default:
-		// A learner's own file of mutants for the module's exercise need
-		// not say which package it mutates.
-		if cat, err := exercise.LoadFile(filepath.Join(root, filepath.FromSlash(exercise.Catalog))); err == nil && cat.Package != "" {
-			ch.dir, ch.pkg = root, cat.Package
-		}
-	}
-	return ch, nil
-}
-
-// needPackage returns an error unless the package to mutate is known.
-func (ch *chosen) needPackage() error {
-	if ch.pkg == "" {
-		var names []string
-		for _, f := range ch.set.Files {
-			names = append(names, f.Path)
-		}
-		return fmt.Errorf("no package to mutate: %s names none, and the module has no %s that does; add \"package: ./dir\" to it, or pass -pkg", strings.Join(names, ", "), exercise.Catalog)
-	}
-	return nil
-}
-
-// session is the chosen mutants applied to their package, ready to run:
-// Close it when done.
-type session struct {
-	*chosen
-	cfg harness.Config
-	*harness.Prepared
-}
-
-// open loads the mutants that mf chooses (pick, if given, chooses among
-// them then) and applies them to their package, with rf's settings. When
-// -pkg names another package than the one the mutants are written for,
-// and their targets are not there, it says so.
-func (c *call) open(ctx context.Context, mf *mutantFlags, rf *runFlags, pick func(*chosen) error) (*session, error) {
-	ch, err := mf.load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := ch.needPackage(); err != nil {
-		return nil, err
-	}
-	if pick != nil {
-		if err := pick(ch); err != nil {
-			return nil, err
-		}
-	}
-	cfg := rf.config(ch, c.stderr)
-	p, err := harness.Prepare(ctx, cfg)
-	if ch.written != "" && errors.Is(err, mutation.ErrUnknownTarget) {
-		fmt.Fprintf(c.stderr, "mutate: the mutants are written for package %s, and -pkg names %s\n", ch.written, ch.pkg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &session{chosen: ch, cfg: cfg, Prepared: p}, nil
-}
-
-// lookup returns the mutant with id, or an error that suggests the
-// closest id.
-func lookup(ms []*mutation.Mutant, id string) (*mutation.Mutant, error) {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		if m.ID == id {
-			return m, nil
-		}
-		ids[i] = m.ID
-	}
-	return nil, fmt.Errorf("no mutant %q%s (go tool mutate list shows them)", id, suggest.Hint(id, ids))
+	return plan, nil
 }
 
 // command returns how mutate runs here, as a hint to print: "go tool
 // mutate", the -C of the call, the command and the flags that chose the
 // mutants, then args. It works as printed from where the user is.
-func (c *call) command(f *mutantFlags, cmd string, args ...string) string {
+func (c *call) command(s *selection, cmd string, args ...string) string {
 	words := []string{"go", "tool", "mutate"}
 	if c.dir != "" {
 		words = append(words, "-C", c.dir)
@@ -251,15 +131,15 @@ func (c *call) command(f *mutantFlags, cmd string, args ...string) string {
 	if cmd != "" {
 		words = append(words, cmd)
 	}
-	if f != nil {
-		for _, file := range f.files {
+	if s != nil {
+		for _, file := range s.files {
 			words = append(words, "-mutants", file)
 		}
-		if f.generate {
+		if s.generate {
 			words = append(words, "-generate")
 		}
-		if f.pkg != "" {
-			words = append(words, "-pkg", f.pkg)
+		if s.pkg != "" {
+			words = append(words, "-pkg", s.pkg)
 		}
 	}
 	words = append(words, args...)
@@ -269,6 +149,22 @@ func (c *call) command(f *mutantFlags, cmd string, args ...string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// showCommand returns the command that shows mutant id of a run: in a run
+// of a pattern, its id is qualified by its package, which show names with
+// -pkg.
+func (c *call) showCommand(s *selection, multi bool, id string) string {
+	if !multi {
+		return c.command(s, "show", id)
+	}
+	q, bare, _ := strings.Cut(id, ":")
+	one := *s
+	one.pkg, one.only = "./"+q, ""
+	if q == "." {
+		one.pkg = "."
+	}
+	return c.command(&one, "show", bare)
 }
 
 // runFlags are the flags of every command that runs mutants.
@@ -303,12 +199,10 @@ func (rf *runFlags) check() error {
 	return nil
 }
 
-// config returns the harness's configuration of a run of ch's mutants.
-func (rf *runFlags) config(ch *chosen, stderr io.Writer) harness.Config {
-	return harness.Config{
-		Dir: ch.dir, Package: ch.pkg, Mutants: ch.mutants, Target: ch.target, Source: ch.source,
-		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full,
-		Progress: progress.New(stderr, rf.quiet),
+// options returns the harness's options of a run, progress on stderr.
+func (rf *runFlags) options(pr *progress.Reporter) harness.Options {
+	return harness.Options{
+		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, Progress: pr,
 	}
 }
 
@@ -335,8 +229,8 @@ func checkOutput(path string, overwrite bool) error {
 	return os.Remove(probe.Name())
 }
 
-// writeFile writes what write writes to path.
-func writeFile(path string, write func(io.Writer) error) error {
+// writeFile writes what write writes to path, and says so on stderr.
+func (c *call) writeFile(path, what string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -345,5 +239,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "mutate: wrote %s; %s\n", path, what)
+	return nil
 }

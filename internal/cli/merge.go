@@ -5,9 +5,10 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
-const mergeSummary = `Join the results of the shards of one run (mutate run -shard k/n -json, for
+var mergeSummary = `Join the results of the shards of one run (mutate run -shard k/n -json, for
 every k from 1 to n, each on a machine of its own, say) into the result of
 the whole run, its mutants in the order of an unsharded run, and print it
 as run does: the kill matrix, or JSON, JUnit, GitHub annotations, Stryker's
@@ -15,7 +16,7 @@ schema or HTML. Run it in a checkout of the same commit: the HTML and
 Stryker reports read the sources from it. A shard given twice or missing,
 or shards of different runs, are an error.
 
-Exit codes: those of run, for the whole run (or -min-score).`
+` + text.Wrap("Exit codes: "+report.ExitHelp("merge"), 78, "")
 
 // merge joins the results of the shards of a run.
 func merge(_ context.Context, c *call, args []string) error {
@@ -43,21 +44,18 @@ func merge(_ context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	src := func() (report.Sources, error) {
-		root, err := exercise.FindRoot(".")
-		if err != nil {
-			return report.Sources{}, err
-		}
-		return sourcesOf(root, rep, reportDocs(rep))
+	root, err := exercise.FindRoot(".")
+	if err != nil {
+		return err
 	}
 	show := func(id string) string {
-		mf := mutantFlags{pkg: rep.Package}
+		sel := selection{pkg: rep.Package}
 		for _, m := range rep.Mutants {
 			if m.ID == id {
-				mf.generate = m.Operator != ""
+				sel.generate = m.Operator != ""
 			}
 		}
-		return showCommand(c, &mf, len(rep.Packages) > 0, id)
+		return c.showCommand(&sel, len(rep.Packages) > 0, id)
 	}
-	return out.write(c, rep, src, show)
+	return out.write(c, root, rep, show)
 }

@@ -5,18 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path"
-	"path/filepath"
-	"strings"
 
-	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
 // outputs are where the result of a run goes, and what decides its exit
 // code: the kill matrix or JSON on stdout, GitHub annotations, the files
-// of -junit, -stryker and -html, and -min-score. run and merge share them.
+// of -junit, -stryker and -html, and -min-score. run and merge share them;
+// check writes -stryker and -html.
 type outputs struct {
 	asJSON, github, verbose bool
 	junit, stryker, html    string
@@ -26,11 +22,16 @@ type outputs struct {
 func (o *outputs) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON instead of the kill matrix")
 	fs.StringVar(&o.junit, "junit", "", "also write the result as JUnit XML to `file`")
-	fs.StringVar(&o.stryker, "stryker", "", "also write the result to `file` as JSON in the mutation-testing-report-schema (Stryker's)")
-	fs.StringVar(&o.html, "html", "", "also write the result to `file` as a self-contained HTML report")
+	o.registerFiles(fs)
 	fs.BoolVar(&o.github, "github", false, "also print GitHub Actions annotations for mutants not killed")
 	fs.BoolVar(&o.verbose, "v", false, "print each failing test's message in the kill matrix")
 	fs.Float64Var(&o.minScore, "min-score", 0, "gate on the mutation score instead: exit 1 if it is below `ratio` (0.8: 80% of the mutants detected)")
+}
+
+// registerFiles registers the flags of the reports to look at.
+func (o *outputs) registerFiles(fs *flag.FlagSet) {
+	fs.StringVar(&o.stryker, "stryker", "", "also write the result to `file` as JSON in the mutation-testing-report-schema (Stryker's)")
+	fs.StringVar(&o.html, "html", "", "also write the result to `file` as a self-contained HTML report")
 }
 
 // check checks the flags, and that the files can be written, before
@@ -52,10 +53,10 @@ func (o *outputs) check() error {
 	return nil
 }
 
-// write prints rep and writes its files; src gives what the -stryker and
-// -html reports show beside it, and show the command that shows a mutant.
-// It returns the run's verdict.
-func (o *outputs) write(c *call, rep *report.Report, src func() (report.Sources, error), show func(id string) string) error {
+// write prints rep and writes its files, the sources read from the module
+// at root; show returns the command that shows a mutant. It returns the
+// run's verdict.
+func (o *outputs) write(c *call, root string, rep *report.Report, show func(id string) string) error {
 	if o.github {
 		if err := rep.WriteGitHub(c.stdout, show); err != nil {
 			return err
@@ -71,11 +72,11 @@ func (o *outputs) write(c *call, rep *report.Report, src func() (report.Sources,
 		return err
 	}
 	if o.junit != "" {
-		if err := writeFile(o.junit, rep.WriteJUnit); err != nil {
+		if err := c.writeFile(o.junit, "JUnit XML, a test case per mutant", rep.WriteJUnit); err != nil {
 			return err
 		}
 	}
-	if err := o.writeFiles(rep, src); err != nil {
+	if err := o.writeFiles(c, root, rep); err != nil {
 		return err
 	}
 	code := rep.ExitCode()
@@ -87,98 +88,28 @@ func (o *outputs) write(c *call, rep *report.Report, src func() (report.Sources,
 		}
 		fmt.Fprintf(c.stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*rep.Summary.Score, verdict, 100*o.minScore)
 	}
-	if code != exitOK {
+	if code != report.ExitKilled {
 		return verdict(code)
 	}
 	return nil
 }
 
 // writeFiles writes the -stryker and -html files of rep.
-func (o *outputs) writeFiles(rep *report.Report, src func() (report.Sources, error)) error {
+func (o *outputs) writeFiles(c *call, root string, rep *report.Report) error {
 	if o.stryker == "" && o.html == "" {
 		return nil
 	}
-	s, err := src()
+	src, err := report.ReadSources(root, rep)
 	if err != nil {
 		return err
 	}
 	if o.stryker != "" {
-		if err := writeFile(o.stryker, func(w io.Writer) error { return rep.WriteStryker(w, s) }); err != nil {
+		if err := c.writeFile(o.stryker, "the run in the mutation-testing-report-schema", func(w io.Writer) error { return rep.WriteStryker(w, src) }); err != nil {
 			return err
 		}
 	}
 	if o.html != "" {
-		return writeFile(o.html, func(w io.Writer) error { return rep.WriteHTML(w, s) })
+		return c.writeFile(o.html, "the HTML report; open it in a browser", func(w io.Writer) error { return rep.WriteHTML(w, src) })
 	}
 	return nil
-}
-
-// sourcesOf returns what the reports show beside rep, a run in the module
-// at root: the source of each mutated file, where each test of its
-// packages is declared (by qualified name in a run of a pattern), and
-// what each mutant of docs stands for.
-func sourcesOf(root string, rep *report.Report, docs map[string]report.MutantDoc) (report.Sources, error) {
-	src := report.Sources{
-		Files:   map[string]string{},
-		Tests:   map[string]report.Position{},
-		TestAt:  map[string]string{},
-		Mutants: docs,
-	}
-	for _, m := range rep.Mutants {
-		if _, ok := src.Files[m.File]; ok {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m.File)))
-		if err != nil {
-			return report.Sources{}, err
-		}
-		src.Files[m.File] = string(data)
-	}
-	pkgs, qualify := rep.Packages, true
-	if len(pkgs) == 0 {
-		pkgs, qualify = []string{rep.Package}, false
-	}
-	for _, pkg := range pkgs {
-		dir := path.Clean(strings.TrimPrefix(pkg, "./"))
-		funcs, err := gotest.TestFuncs(filepath.Join(root, filepath.FromSlash(dir)))
-		if err != nil {
-			return report.Sources{}, err
-		}
-		for _, f := range funcs {
-			name := f.Name
-			if qualify {
-				name = report.Qualifier(pkg) + name
-			}
-			src.Tests[name] = report.Position{Line: f.Line, Column: f.Column}
-			src.TestAt[name] = path.Join(dir, f.File)
-		}
-	}
-	return src, nil
-}
-
-// docs returns what each mutant of the sessions stands for, by its id in
-// the report (qualified in a run of a pattern).
-func docs(sessions []*session, qualify bool) map[string]report.MutantDoc {
-	out := map[string]report.MutantDoc{}
-	for _, s := range sessions {
-		q := ""
-		if qualify {
-			q = report.Qualifier(s.Target.Rel)
-		}
-		for _, a := range s.Applied {
-			m := a.Mutant
-			out[q+m.ID] = report.MutantDoc{Contract: m.Contract, Rationale: m.Rationale, Seed: m.Seed, Diff: a.Diff(s.RelFile(a))}
-		}
-	}
-	return out
-}
-
-// reportDocs returns the documents of the mutants of a run without its
-// sessions: their diffs, as the report keeps them.
-func reportDocs(rep *report.Report) map[string]report.MutantDoc {
-	out := map[string]report.MutantDoc{}
-	for _, m := range rep.Mutants {
-		out[m.ID] = report.MutantDoc{Diff: m.Diff}
-	}
-	return out
 }

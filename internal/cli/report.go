@@ -11,12 +11,16 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportdoc"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
-const reportSummary = `Regenerate the generated blocks of a report document from a run of a catalog
+var reportSummary = `Regenerate the generated blocks of a report document from a run of a catalog
 (the module's, or the -mutants FILE) and the files its report section names:
 
   report:
@@ -27,8 +31,7 @@ const reportSummary = `Regenerate the generated blocks of a report document from
 The blocks lie between <!-- BEGIN mutate report: NAME --> and
 <!-- END mutate report: NAME -->; the prose around them is left as it is.
 
-Exit codes: 0 the file was rewritten or is up to date; 1 with -check, the
-file is out of date (the difference is printed); 2 an error.`
+With -check the difference is printed. ` + text.Wrap("Exit codes: "+report.ExitHelp("report"), 78, "")
 
 // reportCmd regenerates the generated blocks of a report document.
 func reportCmd(ctx context.Context, c *call, args []string) error {
@@ -71,20 +74,22 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 	for _, p := range cat.Report.Mutants {
 		paths = append(paths, inRoot(p))
 	}
-	s, err := c.open(ctx, &mutantFlags{files: paths, pkg: *pkg}, &rf, nil)
+	sel := selection{files: paths, pkg: *pkg}
+	pr := progress.New(c.stderr, rf.quiet)
+	plan, err := c.selectPlan(ctx, &sel, pr)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	all := plan.Units[0].All
 	var rep *report.Report
 	if *results != "" {
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
-		if got, want := reportIDs(rep), idsOf(s.all); !slices.Equal(got, want) {
+		if got, want := reportIDs(rep), mutantIDs(all); !slices.Equal(got, want) {
 			return fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *results, got, want)
 		}
-	} else if rep, err = s.Run(ctx, s.cfg); err != nil {
+	} else if rep, err = harness.Run(ctx, plan, rf.options(pr)); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -93,17 +98,17 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 
 	n := len(cat.Mutants)
 	in := reportdoc.Input{
-		Report: rep, Catalog: s.all[:n], Experiments: s.all[n:], ExperimentFiles: cat.Report.Mutants,
+		Report: rep, Catalog: all[:n], Experiments: all[n:], ExperimentFiles: cat.Report.Mutants,
 		Diffs: map[string]string{},
 	}
-	for _, a := range s.Applied {
-		in.Diffs[a.Mutant.ID] = a.Diff(s.RelFile(a))
+	for _, m := range rep.Mutants {
+		in.Diffs[m.ID] = m.Diff
 	}
 	if cat.Report.Predictions != "" {
 		// The prediction file covers the catalog: compare it with that part.
 		catRep := *rep
 		catRep.Mutants = rep.Mutants[:n]
-		pf, err := predict.Load(inRoot(cat.Report.Predictions), predict.Known{Mutants: idsOf(in.Catalog), Tests: rep.Baseline.TestNames}, false)
+		pf, err := predict.Load(inRoot(cat.Report.Predictions), predict.Known{Mutants: mutantIDs(in.Catalog), Tests: rep.Baseline.TestNames}, false)
 		if err != nil {
 			return err
 		}
@@ -132,7 +137,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 		return nil
 	case *checkOnly:
 		fmt.Fprint(c.stdout, udiff.Unified("a/"+doc, "b/"+doc, string(old), string(updated)))
-		hint := mutantFlags{pkg: *pkg}
+		hint := selection{pkg: *pkg}
 		if *catalog != "" {
 			hint.files = files{*catalog}
 		}
@@ -144,4 +149,12 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 	}
 	fmt.Fprintf(c.stderr, "mutate: rewrote the generated parts of %s\n", doc)
 	return nil
+}
+
+func mutantIDs(ms []*mutation.Mutant) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
 }

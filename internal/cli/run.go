@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 )
@@ -36,70 +36,33 @@ after every run, and the reference runs again after the mutants: a change
 stops the run (exit 2). Results are cached: an unchanged tree is answered at
 once (-no-cache runs again).
 
-Exit codes: 0 every mutant killed or crashed; 1 some mutant survived or is
-not covered, or skipped (with -min-score: the score is below it); 3 some mutant timed out
-and none survived; 2 a usage, input or harness error, a mutant that does not
-compile or whose tests are flaky.`
+` + text.Wrap("Exit codes: "+report.ExitHelp("run"), 78, "")
 
 func run(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags]", runSummary)
-	var mf mutantFlags
-	mf.register(fs)
+	var sel selection
+	sel.register(fs, true)
 	var rf runFlags
 	rf.register(fs)
 	var out outputs
 	out.register(fs)
-	diff := fs.String("diff", "", "run only the mutants on lines changed since the git `ref` (and in files git does not track)")
-	shard := fs.String("shard", "", "run only the k-th of n slices of the mutants, `k/n` (mutate merge joins the slices' -json results)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	if err := rf.check(); err != nil {
 		return err
 	}
-	if *shard != "" {
-		if _, _, err := parseShard(*shard); err != nil {
-			return err
-		}
-	}
 	if err := out.check(); err != nil {
 		return err
 	}
-	rs, err := c.openRun(ctx, &mf, &rf)
+	pr := progress.New(c.stderr, rf.quiet)
+	plan, err := c.selectPlan(ctx, &sel, pr)
 	if err != nil {
 		return err
 	}
-	defer rs.Close()
-	if *diff != "" {
-		before := rs.count()
-		if err := rs.inDiff(ctx, *diff); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stderr, "mutate: -diff %s: %d of %s on changed lines\n", *diff, rs.count(), text.Count(before, "mutant", "mutants"))
-	}
-	if err := rs.numberAndShard(*shard); err != nil {
-		return err
-	}
-	rep, err := rs.run(ctx, mf.pkg)
+	rep, err := harness.Run(ctx, plan, rf.options(pr))
 	if err != nil {
 		return err
 	}
-	src := func() (report.Sources, error) { return sourcesOf(rs.root, rep, docs(rs.sessions, rs.multi)) }
-	return out.write(c, rep, src, func(id string) string { return showCommand(c, &mf, rs.multi, id) })
-}
-
-// showCommand returns the command that shows mutant id of a run: in a run
-// of a pattern, its id is qualified by its package, which show names with
-// -pkg.
-func showCommand(c *call, mf *mutantFlags, multi bool, id string) string {
-	if !multi {
-		return c.command(mf, "show", id)
-	}
-	q, bare, _ := strings.Cut(id, ":")
-	one := *mf
-	one.pkg, one.only = "./"+q, ""
-	if q == "." {
-		one.pkg = "."
-	}
-	return c.command(&one, "show", bare)
+	return out.write(c, plan.Root, rep, func(id string) string { return c.showCommand(&sel, plan.Multi, id) })
 }

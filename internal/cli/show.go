@@ -10,49 +10,48 @@ import (
 
 func show(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags] ID...", "Print each mutant's step, contract and rationale, the design note's fragment\nit stands for, and the mutant as a unified diff against the code.")
-	var mf mutantFlags
-	mf.register(fs)
+	var sel selection
+	sel.register(fs, false)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef(fs, "no mutant id given (go tool mutate list shows them)")
 	}
-	pick := func(ch *chosen) error {
-		ch.mutants = nil
-		for _, id := range fs.Args() {
-			m, err := lookup(ch.all, id)
-			if err != nil {
-				return err
-			}
-			ch.mutants = append(ch.mutants, m)
+	sel.only = ""
+	for i, id := range fs.Args() {
+		if i > 0 {
+			sel.only += ","
 		}
-		return nil
+		sel.only += id
 	}
-	s, err := c.open(ctx, &mf, &runFlags{}, pick)
+	plan, err := c.selectPlan(ctx, &sel, nil)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	for i, a := range s.Applied {
-		if i > 0 {
+	first := true
+	for _, u := range plan.Units {
+		for _, a := range u.Applied {
+			if !first {
+				fmt.Fprintln(c.stdout)
+			}
+			first = false
+			m := a.Mutant
+			file := u.RelFile(a)
+			title := ""
+			if m.Title != "" {
+				title = ": " + m.Title
+			}
+			fmt.Fprintf(c.stdout, "%s (%s%s:%d)%s\n\n", u.Qual+m.ID, text.StepPrefix(m.Step), file, a.Line, title)
+			field(c.stdout, "contract", m.Contract)
+			field(c.stdout, "rationale", m.Rationale)
+			if m.Seed != "" {
+				field(c.stdout, "seed", m.Seed+"   (the fragment as the design note writes it)")
+			}
+			field(c.stdout, "rewrite", m.Describe())
 			fmt.Fprintln(c.stdout)
+			fmt.Fprint(c.stdout, a.Diff(file))
 		}
-		m := a.Mutant
-		file := s.RelFile(a)
-		title := ""
-		if m.Title != "" {
-			title = ": " + m.Title
-		}
-		fmt.Fprintf(c.stdout, "%s (%s%s:%d)%s\n\n", m.ID, text.StepPrefix(m.Step), file, a.Line, title)
-		field(c.stdout, "contract", m.Contract)
-		field(c.stdout, "rationale", m.Rationale)
-		if m.Seed != "" {
-			field(c.stdout, "seed", m.Seed+"   (the fragment as the design note writes it)")
-		}
-		field(c.stdout, "rewrite", m.Describe())
-		fmt.Fprintln(c.stdout)
-		fmt.Fprint(c.stdout, a.Diff(file))
 	}
 	return nil
 }

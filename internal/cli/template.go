@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
+	"github.com/fencelab/fencelab/internal/progress"
 )
 
 const templateSummary = `Write a prediction file to fill in: every mutant with an empty prediction, and
@@ -15,8 +17,8 @@ the cache). It never overwrites a file, and makes the directory it goes in.`
 
 func template(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags]", templateSummary)
-	var mf mutantFlags
-	mf.register(fs)
+	var sel selection
+	sel.register(fs, false)
 	learner := fs.String("learner", "", "the learner's `name`, written into the file")
 	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
 	var rf runFlags
@@ -33,13 +35,13 @@ func template(ctx context.Context, c *call, args []string) error {
 		}
 	}
 	rf.jobs = 1
-	s, err := c.open(ctx, &mf, &rf, nil)
+	pr := progress.New(c.stderr, rf.quiet)
+	plan, err := c.selectPlan(ctx, &sel, pr)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	// The names of subtests are known only from a run of the suite.
-	names, err := s.TestNames(ctx, s.cfg)
+	names, err := harness.TestNames(ctx, plan, rf.options(pr))
 	if err != nil {
 		return err
 	}
@@ -47,17 +49,14 @@ func template(ctx context.Context, c *call, args []string) error {
 	if path == "" {
 		path = "FILE"
 	}
+	u := plan.Units[0]
 	tmpl := predict.Template{
-		Learner: *learner, Package: s.Target.Rel, Mutants: s.mutants, Tests: names,
-		Check: c.command(&mf, "check", path),
-		Show:  func(id string) string { return c.command(&mf, "show", id) },
+		Learner: *learner, Package: u.Target.Rel, Mutants: u.Mutants, Tests: names,
+		Check: c.command(&sel, "check", path),
+		Show:  func(id string) string { return c.command(&sel, "show", id) },
 	}
 	if *out == "" {
 		return tmpl.Write(c.stdout)
 	}
-	if err := writeFile(*out, func(w io.Writer) error { return tmpl.Write(w) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stderr, "mutate: wrote %s; fill in fails and why for each mutant, then run: %s\n", *out, tmpl.Check)
-	return nil
+	return c.writeFile(*out, "fill in fails and why for each mutant, then run: "+tmpl.Check, func(w io.Writer) error { return tmpl.Write(w) })
 }

@@ -76,7 +76,7 @@ type Baseline struct {
 // if it fails, to tell a red suite from a flaky one; either is a
 // *BaselineError. In switch mode it builds the switched test binary at the
 // same time, and runs it with no mutant active beside the baseline.
-func runBaseline(ctx context.Context, cfg Config, p *Prepared) (*Baseline, error) {
+func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error) {
 	pr := cfg.Progress
 	switching := cfg.mode() == ModeSwitch
 	if switching {
@@ -189,7 +189,7 @@ func flakyError(pkg string, res *gotest.Result) *BaselineError {
 	return e
 }
 
-func baselineTimeout(cfg Config) time.Duration {
+func baselineTimeout(cfg config) time.Duration {
 	if cfg.Timeout > 0 {
 		return cfg.Timeout
 	}
@@ -197,7 +197,7 @@ func baselineTimeout(cfg Config) time.Duration {
 }
 
 // baseline runs the unmutated test binary, and once more if it fails.
-func baseline(ctx context.Context, cfg Config, p *Prepared, bin string) (*gotest.Result, error) {
+func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest.Result, error) {
 	done := 0
 	count := func(e gotest.Event) {
 		if e.Test != "" && (e.Action == gotest.Pass || e.Action == gotest.Fail || e.Action == gotest.Skip) {

@@ -27,7 +27,7 @@ import (
 // binary also stays in the cache directory until a build of the same
 // sources asks for it again (the plain and the switched build of a
 // package, which runs repeat): go then checks it rather than link it anew.
-func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[string][]byte, keep bool) (string, error) {
+func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[string][]byte, keep bool) (string, error) {
 	env, err := tempEnv(dir)
 	if err != nil {
 		return "", err
@@ -48,7 +48,7 @@ func (p *Prepared) build(ctx context.Context, cfg Config, dir string, files map[
 	bin := filepath.Join(dir, "pkg.test")
 	c := gotest.Compile{
 		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env,
-		Stderr: goStderr(cfg.Progress),
+		Stderr: cfg.Progress.GoLines(),
 	}
 	if keep {
 		c.Keep = p.keptPath(files)
@@ -86,7 +86,7 @@ func keptRoot() string {
 
 // keptPath returns where the test binary of the target with files
 // overlaid is kept; "" if nowhere.
-func (p *Prepared) keptPath(files map[string][]byte) string {
+func (p *prepared) keptPath(files map[string][]byte) string {
 	root := keptRoot()
 	if root == "" {
 		return ""
@@ -112,7 +112,7 @@ func (p *Prepared) keptPath(files map[string][]byte) string {
 // and the coverage file's directory are all it can write, the bin
 // directory is read-only, /tmp and /dev/shm are its own, and its end is
 // the end of everything it started.
-func (p *Prepared) exec(ctx context.Context, cfg Config, bin, dir string, env, args []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
+func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, args []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
 	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):\d+: `)
 // fails, the mutants whose switches or marks the compiler's messages point
 // at are left out, or unmarked, and the build is tried again; messages
 // that point at no switch leave every mutant out.
-func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[string]string) *switchedBuild {
+func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[string]string) *switchedBuild {
 	exclude, noMark := map[string]string{}, map[string]bool{}
 	for id := range invalid {
 		exclude[id] = "not valid Go on its own"
@@ -228,7 +228,7 @@ func buildSwitched(ctx context.Context, cfg Config, p *Prepared, invalid map[str
 }
 
 // runInactive runs the switched binary with no mutant active.
-func runInactive(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
+func runInactive(ctx context.Context, cfg config, p *prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
 	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, nil, limit, nil)
 	if err != nil {
 		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
@@ -239,7 +239,7 @@ func runInactive(ctx context.Context, cfg Config, p *Prepared, sb *switchedBuild
 // checkInactive compares the run of the switched binary with no mutant
 // active with the plain baseline: it must pass exactly like it, or no result
 // of the switched build can be trusted.
-func checkInactive(cfg Config, b *Baseline) error {
+func checkInactive(cfg config, b *Baseline) error {
 	res := b.switched.inactive
 	if res == nil {
 		return nil

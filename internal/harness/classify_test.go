@@ -107,10 +107,10 @@ func TestLimitOf_TheTestsOwnShareOfTheLimit(t *testing.T) {
 // A mutant's limit is ten times the baseline's test run (not its build)
 // plus five seconds, unless -timeout sets it.
 func TestLimitFor_TenTimesTheBaselinesRunPlusFiveSeconds(t *testing.T) {
-	if got, want := limitFor(Config{}, 2700*time.Millisecond), 32*time.Second; got != want {
+	if got, want := limitFor(config{}, 2700*time.Millisecond), 32*time.Second; got != want {
 		t.Errorf("limitFor(baseline 2.7s) = %v, want %v", got, want)
 	}
-	if got, want := limitFor(Config{Timeout: 3 * time.Second}, 2700*time.Millisecond), 3*time.Second; got != want {
+	if got, want := limitFor(config{Options: Options{Timeout: 3 * time.Second}}, 2700*time.Millisecond), 3*time.Second; got != want {
 		t.Errorf("limitFor(-timeout 3s) = %v, want %v", got, want)
 	}
 }

@@ -127,8 +127,8 @@ func passedTest(res *gotest.Result, top string) bool {
 // the reference with the same flags (coverage runs each test alone twice):
 // a failure of theirs is never confirmed.
 type references struct {
-	p   *Prepared
-	cfg Config
+	p   *prepared
+	cfg config
 
 	mu    sync.Mutex
 	runs  map[string]*refRun // by binary and flags
@@ -141,7 +141,7 @@ type refRun struct {
 	err  error
 }
 
-func newReferences(p *Prepared, cfg Config) *references {
+func newReferences(p *prepared, cfg config) *references {
 	return &references{p: p, cfg: cfg, runs: map[string]*refRun{}, flaky: map[string]bool{}}
 }
 

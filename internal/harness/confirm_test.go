@@ -39,7 +39,7 @@ var flipped = &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find
 // runCanned runs ms with r on the module of writeModule.
 func runCanned(t *testing.T, r *canned, ms ...*mutation.Mutant) *report.Report {
 	t.Helper()
-	return prepareAndRun(t, Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r})
+	return prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r})
 }
 
 // count returns how many runs r made with mutant active.
@@ -94,7 +94,7 @@ func TestConfirm_OnlyConfirmedVerdictsAreCached(t *testing.T) {
 	}
 	dir := writeModule(t)
 	first := &canned{events: map[string]string{"": suiteRun()}, respond: respond}
-	cfg := Config{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped, flaky}, Jobs: 1, Runner: first}
+	cfg := testRun{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped, flaky}, Jobs: 1, Runner: first}
 	rep := prepareAndRun(t, cfg)
 	checkMutants(t, rep, []report.Mutant{
 		{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
@@ -275,13 +275,8 @@ func TestRun_TheReferenceMustStillPassAfterTheMutants(t *testing.T) {
 		}
 		return "", false
 	}}
-	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, NoCache: true, Runner: r}
-	p, err := Prepare(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.Run(t.Context(), cfg)
+	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, NoCache: true, Runner: r}
+	_, err := cfg.run(t)
 	if err == nil || !strings.Contains(err.Error(), "run again after the mutants, no longer passes as the baseline did") ||
 		!strings.Contains(err.Error(), "one of mutant m changed what the tests see") || !strings.HasSuffix(err.Error(), "\n  failed: TestSize") {
 		t.Fatalf("Run() error = %v, want the reference's failure after mutant m", err)

@@ -40,7 +40,7 @@ type coverage struct {
 // runMutant); with -full it runs every test, and coverage tells a
 // survivor that no test reaches (not-covered), as without -full. Catalog
 // mutants run every test, so their runs do without.
-func needsCoverage(p *Prepared) bool {
+func needsCoverage(p *prepared) bool {
 	for _, a := range p.Applied {
 		if a.Mutant.Operator != "" {
 			return true
@@ -72,7 +72,7 @@ const coverPasses = 2
 // mutation.CoverEnv naming a file of its own. The runs are the reference
 // alone of each test for the confirmations (see references); a test that
 // passes once and fails once is flaky there.
-func runCoverage(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*coverage, error) {
+func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*coverage, error) {
 	sb := b.switched
 	tests := b.Result.TopLevel()
 	pr := cfg.Progress

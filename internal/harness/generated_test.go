@@ -39,7 +39,7 @@ func runShop(t *testing.T, dir string, mode Mode, full bool) *report.Report {
 		t.Fatal(err)
 	}
 	// A limit of its own: one mutant loops for ever.
-	return prepareAndRun(t, Config{Dir: dir, Package: ".", Mutants: src.Generate(), Mode: mode, Full: full, Jobs: 2, NoCache: true, Timeout: 2 * time.Second})
+	return prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: src.Generate(), Mode: mode, Full: full, Jobs: 2, NoCache: true, Timeout: 2 * time.Second})
 }
 
 // Selecting the tests by coverage and stopping generated mutants at their
@@ -112,7 +112,7 @@ func TestGenerated_AMutantOutOfTheSwitchedBuildIsStillCovered(t *testing.T) {
 	}
 	for _, full := range []bool{false, true} {
 		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) {
-			rep := prepareAndRun(t, Config{Dir: writeModule(t), Package: ".", Mutants: ms, Full: full, Jobs: 2, NoCache: true})
+			rep := prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Full: full, Jobs: 2, NoCache: true})
 			checkMutants(t, rep, []report.Mutant{
 				{ID: "pad", Status: report.NotCovered, Build: string(ModeOverlay), FailedTests: []string{}},
 				{ID: "max", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},

@@ -28,11 +28,11 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/cache"
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/sandbox"
-	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
 // Limits of a mutant's test run when Config.Timeout is zero: this many
@@ -64,15 +64,8 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown mode %q: want switch or overlay", s)
 }
 
-// Config says what to run.
-type Config struct {
-	Dir     string // the directory go runs in, inside the module
-	Package string // the package to mutate, as go names it from Dir: "./stock"
-	Mutants []*mutation.Mutant
-	// Target and Source, when set, are the package already located and
-	// parsed (as for generated mutants); Prepare does not do it again.
-	Target   *Target
-	Source   *mutation.Package
+// Options say how a plan runs.
+type Options struct {
 	Mode     Mode               // "" is ModeSwitch
 	Jobs     int                // mutants run at the same time; at least 1
 	Timeout  time.Duration      // per mutant run; 0 derives it from the baseline
@@ -84,13 +77,21 @@ type Config struct {
 	// reach its site, and stops at the first that fails.
 	Full bool
 
-	// AfterBaseline, if set, is called with the names of the baseline's
-	// tests (from a run, or the cache) before any mutant runs; an error
-	// stops the run. check validates the learners' subtest names there.
+	// AfterBaseline, if set, is called with the names of each package's
+	// baseline tests (from a run, or the cache; qualified in a run of a
+	// pattern) before any of its mutants runs; an error stops the run.
+	// check validates the learners' subtest names there.
 	AfterBaseline func(tests []string) error
 
 	// Runner builds and runs the test binaries; nil for the go command.
 	Runner Runner
+}
+
+// config is what the runs of one package need: the options, and the
+// package's mutants.
+type config struct {
+	Options
+	Mutants []*mutation.Mutant
 }
 
 // Runner builds and runs test binaries: the go command does, and the
@@ -109,24 +110,24 @@ func (goRunner) Build(ctx context.Context, c gotest.Compile, out string) error {
 
 func (goRunner) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error) { return e.Run(ctx) }
 
-func (c Config) runner() Runner {
+func (c Options) runner() Runner {
 	if c.Runner == nil {
 		return goRunner{}
 	}
 	return c.Runner
 }
 
-func (c Config) mode() Mode {
+func (c Options) mode() Mode {
 	if c.Mode == "" {
 		return ModeSwitch
 	}
 	return c.Mode
 }
 
-// Prepared is a set of mutants applied to their package, ready to run. It
-// owns a temporary directory: Close removes it.
-type Prepared struct {
-	Target    *Target
+// prepared is a package with its mutants applied, ready to run. It owns a
+// temporary directory: Close removes it.
+type prepared struct {
+	Target    *exercise.Target
 	Package   *mutation.Package
 	Applied   []*mutation.Applied
 	test2json string            // the test2json program
@@ -138,39 +139,9 @@ type Prepared struct {
 	tmp       string // the scratch directory
 }
 
-// Prepare locates the package and applies every mutant, so that a mutant
-// that drifted or names an unknown function is reported before anything
-// runs; the error of a mutant that does not apply is a yamlfile.Errors with
-// every such mutant's problem.
-func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
-	if cfg.Mode != "" {
-		if _, err := ParseMode(string(cfg.Mode)); err != nil {
-			return nil, err
-		}
-	}
-	t, pkg := cfg.Target, cfg.Source
-	if t == nil || pkg == nil {
-		var err error
-		if t, err = FindTarget(ctx, cfg); err != nil {
-			return nil, err
-		}
-		if pkg, err = mutation.Load(t.Dir); err != nil {
-			return nil, err
-		}
-	}
-	p := &Prepared{Target: t, Package: pkg, bins: &binaries{}}
-	var errs yamlfile.Errors
-	for _, m := range cfg.Mutants {
-		a, err := pkg.Apply(m)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		p.Applied = append(p.Applied, a)
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
+// prepare readies the mutants of u, applied, to run with cfg.
+func prepare(ctx context.Context, u *exercise.Unit, cfg config) (*prepared, error) {
+	p := &prepared{Target: u.Target, Package: u.Source, Applied: u.Applied, bins: &binaries{}}
 	env, err := gotest.Env(ctx, cfg.Go, goEnvNames...)
 	if err != nil {
 		return nil, err
@@ -190,7 +161,7 @@ var goEnvNames = slices.Concat(cache.GoEnvNames, []string{"GOROOT", "GOCACHE", "
 
 // Close kills what the runs' tests may have left running and removes the
 // temporary files of the runs.
-func (p *Prepared) Close() error {
+func (p *prepared) Close() error {
 	gotest.SweepOrphans("")
 	if p.scratch == nil {
 		return nil
@@ -198,9 +169,9 @@ func (p *Prepared) Close() error {
 	return p.scratch.remove()
 }
 
-// RelFile returns the path of a's file relative to the module root, with
+// relFile returns the path of a's file relative to the module root, with
 // forward slashes.
-func (p *Prepared) RelFile(a *mutation.Applied) string {
+func (p *prepared) relFile(a *mutation.Applied) string {
 	rel, err := filepath.Rel(p.Target.ModuleDir, a.File)
 	if err != nil {
 		return a.File
@@ -212,7 +183,7 @@ func (p *Prepared) RelFile(a *mutation.Applied) string {
 // program, and the fingerprint of the module's files that every run is
 // checked against. One is a go command at worst, the other a git command
 // and a walk of the tree, so they go on at the same time.
-func (p *Prepared) setUp(ctx context.Context, cfg Config) error {
+func (p *prepared) setUp(ctx context.Context, cfg config) error {
 	if p.test2json != "" {
 		return nil
 	}
@@ -291,7 +262,7 @@ func isolation() (bool, string) {
 
 // checkTree returns an error if the module's files changed since setUp;
 // who names the runs that might have changed them.
-func (p *Prepared) checkTree(who string) error {
+func (p *prepared) checkTree(who string) error {
 	changed, err := p.tree.changes()
 	if err != nil {
 		return fmt.Errorf("fingerprint of the source tree: %w", err)

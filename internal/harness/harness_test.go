@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -28,8 +29,9 @@ func leaseMutants(t *testing.T) []*mutation.Mutant {
 // gate on lease in cmd/mutate's scripts.)
 func TestSwitched_LeaseCompilesWithEveryMutantSwitchedIn(t *testing.T) {
 	ctx := t.Context()
-	cfg := Config{Dir: "../..", Package: "./lease", Mutants: leaseMutants(t), Mode: ModeSwitch}
-	p, err := Prepare(ctx, cfg)
+	r := testRun{Dir: "../..", Package: "./lease", Mutants: leaseMutants(t), Mode: ModeSwitch}
+	cfg := r.config()
+	p, err := prepare(ctx, r.plan(t).Units[0], cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,15 +110,60 @@ func TestSize(t *testing.T) {
 	return dir
 }
 
-// prepareAndRun prepares cfg's run and runs it.
-func prepareAndRun(t *testing.T, cfg Config) *report.Report {
+// testRun is what a test runs: the mutants of the package Package (as go
+// names it in Dir), with the options.
+type testRun struct {
+	Dir, Package  string
+	Mutants       []*mutation.Mutant
+	Mode          Mode
+	Jobs          int
+	Timeout       time.Duration
+	NoCache, Full bool
+	Runner        Runner
+	AfterBaseline func([]string) error
+}
+
+// plan returns the plan of the run: its mutants applied to its package.
+func (r testRun) plan(t *testing.T) *exercise.Plan {
 	t.Helper()
-	p, err := Prepare(t.Context(), cfg)
+	target, err := exercise.FindTarget(t.Context(), "", r.Dir, r.Package, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	rep, err := p.Run(t.Context(), cfg)
+	src, err := mutation.Load(target.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &exercise.Unit{Target: target, Source: src, All: r.Mutants, Mutants: r.Mutants}
+	for _, m := range r.Mutants {
+		a, err := src.Apply(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Applied = append(u.Applied, a)
+	}
+	return &exercise.Plan{Root: target.ModuleDir, Package: target.Rel, Units: []*exercise.Unit{u}}
+}
+
+func (r testRun) options() Options {
+	return Options{Mode: r.Mode, Jobs: r.Jobs, Timeout: r.Timeout, NoCache: r.NoCache, Full: r.Full, Runner: r.Runner, AfterBaseline: r.AfterBaseline}
+}
+
+// config returns the configuration of the run's one package.
+func (r testRun) config() config {
+	return config{Options: r.options(), Mutants: r.Mutants}
+}
+
+// run runs it.
+func (r testRun) run(t *testing.T) (*report.Report, error) {
+	t.Helper()
+	return Run(t.Context(), r.plan(t), r.options())
+}
+
+// prepareAndRun runs r, and fails the test on an error.
+func prepareAndRun(t *testing.T, r testRun) *report.Report {
+	t.Helper()
+	rep, err := r.run(t)
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)
 	}
@@ -126,7 +173,7 @@ func prepareAndRun(t *testing.T, cfg Config) *report.Report {
 // runModule runs ms on the module of writeModule in mode.
 func runModule(t *testing.T, mode Mode, ms []*mutation.Mutant) *report.Report {
 	t.Helper()
-	rep := prepareAndRun(t, Config{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2, NoCache: true})
+	rep := prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2, NoCache: true})
 	if rep.Mode != string(mode) {
 		t.Errorf("Mode = %q, want %s", rep.Mode, mode)
 	}
@@ -171,17 +218,10 @@ func TestRunMutants_OneVerdictWhateverTheMode(t *testing.T) {
 	}
 }
 
-func TestPrepare_NeedsExactlyOnePackage(t *testing.T) {
-	_, err := Prepare(t.Context(), Config{Dir: "../..", Package: "./internal/..."})
-	if err == nil || !strings.Contains(err.Error(), "-pkg must name exactly one") {
-		t.Fatalf("Prepare(./internal/...) error = %v", err)
-	}
-}
-
-func TestPrepare_RejectsUnknownMode(t *testing.T) {
-	_, err := Prepare(t.Context(), Config{Dir: "../..", Package: "./lease", Mode: "fast"})
+func TestRun_RejectsUnknownMode(t *testing.T) {
+	_, err := testRun{Dir: "../..", Package: "./lease", Mode: "fast"}.run(t)
 	if err == nil || err.Error() != `unknown mode "fast": want switch or overlay` {
-		t.Fatalf("Prepare(mode fast) error = %v", err)
+		t.Fatalf("Run(mode fast) error = %v", err)
 	}
 }
 
@@ -210,7 +250,7 @@ func TestCheckInactive_MustPassLikeThePlainBaseline(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &Baseline{Result: plain, switched: &switchedBuild{inactive: parse(tc.inactive)}}
-			err := checkInactive(Config{}, b)
+			err := checkInactive(config{}, b)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("checkInactive() error = %v, want none", err)

@@ -15,8 +15,8 @@ import (
 // mutantRun is what the runs of one mutant need: which binary runs it, in
 // which environment, which tests, and what it is compared with.
 type mutantRun struct {
-	cfg   Config
-	p     *Prepared
+	cfg   config
+	p     *prepared
 	b     *Baseline
 	a     *mutation.Applied
 	dir   string
@@ -51,7 +51,7 @@ type mutantRun struct {
 // does not reproduce is flaky, named, and no kill. A mutant whose only
 // failures were flaky runs once more; if again no failure is confirmed, it
 // is flaky.
-func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration, k *killers) (r report.Mutant, err error) {
+func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration, k *killers) (r report.Mutant, err error) {
 	r = newResult(p, a)
 	start := time.Now()
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
@@ -128,16 +128,16 @@ func runMutant(ctx context.Context, cfg Config, p *Prepared, b *Baseline, a *mut
 }
 
 // newResult returns the result of a's run, before it ran.
-func newResult(p *Prepared, a *mutation.Applied) report.Mutant {
+func newResult(p *prepared, a *mutation.Applied) report.Mutant {
 	return report.Mutant{
 		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: string(a.Mutant.Kind), Operator: string(a.Mutant.Operator),
-		File: p.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
+		File: p.relFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
 		Location: &report.Location{
 			Start: report.Position{Line: a.Start.Line, Column: a.Start.Column},
 			End:   report.Position{Line: a.End.Line, Column: a.End.Column},
 		},
 		Replacement: a.Replacement,
-		Diff:        a.Diff(p.RelFile(a)),
+		Diff:        a.Diff(p.relFile(a)),
 		Build:       string(ModeOverlay),
 	}
 }

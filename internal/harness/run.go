@@ -19,12 +19,12 @@ import (
 // removed by then.
 var ErrInterrupted = errors.New("interrupted; temporary files removed, the source tree is unchanged")
 
-// Run returns the report of cfg's mutants on p. Each mutant's result
+// run returns the report of cfg's mutants on p. Each mutant's result
 // comes from the cache when an unchanged tree ran it with the same
 // settings, in any company; the others run (the baseline, then
 // cfg.AfterBaseline, then each of them), and are cached unless the tree
 // changed meanwhile.
-func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) {
+func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) {
 	keys := p.keys(ctx, cfg)
 	results, missing, prior := p.cached(cfg, keys.runs)
 	if len(missing) == 0 {
@@ -68,7 +68,7 @@ func (p *Prepared) Run(ctx context.Context, cfg Config) (*report.Report, error) 
 
 // dropInvalid drops the generated mutants of rep that are not valid Go,
 // and says so.
-func dropInvalid(cfg Config, rep *report.Report) {
+func dropInvalid(cfg config, rep *report.Report) {
 	rep.DropInvalidGenerated()
 	n := len(rep.Dropped)
 	if n == 0 {
@@ -86,7 +86,7 @@ func dropInvalid(cfg Config, rep *report.Report) {
 }
 
 // subset returns p and cfg with only the mutants at the indexes in which.
-func (p *Prepared) subset(cfg Config, which []int) (*Prepared, Config) {
+func (p *prepared) subset(cfg config, which []int) (*prepared, config) {
 	if len(which) == len(p.Applied) {
 		return p, cfg
 	}
@@ -99,10 +99,10 @@ func (p *Prepared) subset(cfg Config, which []int) (*Prepared, Config) {
 	return &sub, cfg
 }
 
-// TestNames returns the names of the tests of the unmutated suite, every
+// testNames returns the names of the tests of the unmutated suite, every
 // subtest included: from the cache when an unchanged tree ran, otherwise
 // from a run of the baseline.
-func (p *Prepared) TestNames(ctx context.Context, cfg Config) ([]string, error) {
+func (p *prepared) testNames(ctx context.Context, cfg config) ([]string, error) {
 	key := p.keys(ctx, cfg).baseline
 	if !cfg.NoCache && key != "" {
 		if b, ok := cache.LoadBaseline(key); ok {
@@ -138,7 +138,7 @@ type treeKeys struct {
 }
 
 // keys returns the cache keys of the tree of the target as it is now.
-func (p *Prepared) keys(ctx context.Context, cfg Config) treeKeys {
+func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel})
 	if err != nil {
 		cfg.Progress.Printf("not using the cache: %v", err)
@@ -147,7 +147,7 @@ func (p *Prepared) keys(ctx context.Context, cfg Config) treeKeys {
 	return p.keysOf(cfg, in)
 }
 
-func (p *Prepared) keysOf(cfg Config, in cache.Inputs) treeKeys {
+func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 	k := treeKeys{in: in, baseline: in.Key()}
 	in.Flags = map[string]string{"pkg": p.Target.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full)}
 	k.runs = in.Key()
@@ -157,7 +157,7 @@ func (p *Prepared) keysOf(cfg Config, in cache.Inputs) treeKeys {
 // cached returns the result of each of p's mutants that the cache holds
 // for the tree of key, the indexes of those it does not, and the run that
 // the cached results go with.
-func (p *Prepared) cached(cfg Config, key string) (results []report.Mutant, missing []int, prior *report.Report) {
+func (p *prepared) cached(cfg config, key string) (results []report.Mutant, missing []int, prior *report.Report) {
 	results = make([]report.Mutant, len(p.Applied))
 	prior, ok := cache.LoadRun(key)
 	for i, a := range p.Applied {
@@ -179,7 +179,7 @@ func (p *Prepared) cached(cfg Config, key string) (results []report.Mutant, miss
 // unless the tree changed since the keys were made: go read the sources
 // after that, so the results might be those of an edited tree. A cache
 // that cannot be written is no error.
-func (p *Prepared) store(cfg Config, keys treeKeys, rep *report.Report) {
+func (p *prepared) store(cfg config, keys treeKeys, rep *report.Report) {
 	key := keys.runs
 	if key == "" {
 		return

@@ -136,13 +136,8 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		{ID: "unreached", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3", Operator: mutation.OpArithmetic},
 	}
 	r := cannedRunner()
-	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
-	p, err := Prepare(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	rep, err := p.Run(t.Context(), cfg)
+	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
+	rep, err := cfg.run(t)
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)
 	}
@@ -174,13 +169,8 @@ func TestBuild_NoDWARFUnlessGOFLAGSSetsLdflags(t *testing.T) {
 		t.Run(tc.goflags, func(t *testing.T) {
 			t.Setenv("GOFLAGS", tc.goflags)
 			r := cannedRunner()
-			cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r, Mode: ModeOverlay}
-			p, err := Prepare(t.Context(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			if _, err := p.Run(t.Context(), cfg); err != nil {
+			cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r, Mode: ModeOverlay}
+			if _, err := cfg.run(t); err != nil {
 				t.Fatalf("Run() error = %v", err)
 			}
 			if len(r.flags) != 2 {
@@ -201,14 +191,9 @@ func TestRun_AfterBaselineStopsTheRun(t *testing.T) {
 	r := cannedRunner()
 	stop := errors.New("a misspelt subtest")
 	var seen []string
-	cfg := Config{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r,
+	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r,
 		AfterBaseline: func(tests []string) error { seen = tests; return stop }}
-	p, err := Prepare(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if _, err := p.Run(t.Context(), cfg); !errors.Is(err, stop) {
+	if _, err := cfg.run(t); !errors.Is(err, stop) {
 		t.Fatalf("Run() error = %v, want the hook's", err)
 	}
 	if strings.Join(seen, ",") != "TestDouble,TestMax,TestSize" {
@@ -226,19 +211,14 @@ func TestRun_UnchangedTreeFromTheCache(t *testing.T) {
 	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
 	dir := writeModule(t)
 	first := cannedRunner()
-	cfg := Config{Dir: dir, Package: ".", Mutants: ms, Jobs: 1, Runner: first}
-	p, err := Prepare(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if _, err := p.Run(t.Context(), cfg); err != nil {
+	cfg := testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 1, Runner: first}
+	if _, err := cfg.run(t); err != nil {
 		t.Fatal(err)
 	}
 	again := cannedRunner()
 	var seen []string
 	cfg.Runner, cfg.AfterBaseline = again, func(tests []string) error { seen = tests; return nil }
-	rep, err := p.Run(t.Context(), cfg)
+	rep, err := cfg.run(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,24 +239,14 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 	same := &mutation.Mutant{ID: "same", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "b < a"}
 	dir := writeModule(t)
 	first := cannedRunner()
-	cfg := Config{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, Runner: first}
-	p, err := Prepare(t.Context(), cfg)
-	if err != nil {
+	cfg := testRun{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, Runner: first}
+	if _, err := cfg.run(t); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Run(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	p.Close()
 
 	again := cannedRunner()
 	cfg.Mutants, cfg.Runner = []*mutation.Mutant{same, flipped}, again
-	p, err = Prepare(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	rep, err := p.Run(t.Context(), cfg)
+	rep, err := cfg.run(t)
 	if err != nil {
 		t.Fatal(err)
 	}

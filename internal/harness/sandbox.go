@@ -24,7 +24,7 @@ type runDir struct {
 }
 
 // newSandbox makes a sandbox for a run, in a new directory under dir.
-func (p *Prepared) newSandbox(dir string) (*runDir, error) {
+func (p *prepared) newSandbox(dir string) (*runDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

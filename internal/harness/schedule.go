@@ -20,7 +20,7 @@ import (
 
 // limitFor returns the limit of one mutant's test run: the configured one,
 // or TimeoutFactor times the baseline's test run plus TimeoutSlack.
-func limitFor(cfg Config, baseline time.Duration) time.Duration {
+func limitFor(cfg config, baseline time.Duration) time.Duration {
 	if cfg.Timeout > 0 {
 		return cfg.Timeout
 	}
@@ -43,7 +43,7 @@ func limitOf(tests []string, durations map[string]float64, limit time.Duration) 
 // runMutants runs every prepared mutant, cfg.Jobs at a time, and returns
 // the report with the mutants in the order of cfg.Mutants. The first
 // harness error cancels the mutants still running.
-func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*report.Report, error) {
+func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*report.Report, error) {
 	start := time.Now()
 	limit := limitFor(cfg, b.Wall)
 	if sb := b.switched; sb != nil && sb.err != nil {
@@ -123,7 +123,7 @@ func runMutants(ctx context.Context, cfg Config, p *Prepared, b *Baseline) (*rep
 // as the baseline did, or something that a mutant's run changed (a file
 // out of its sandbox, a process left running) has changed what the tests
 // see, and no verdict of the run can be trusted.
-func referenceAfter(ctx context.Context, cfg Config, p *Prepared, b *Baseline) error {
+func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) error {
 	bin, env := b.plain, []string(nil)
 	if sb := b.switched; sb != nil && sb.bin != "" {
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}

@@ -21,7 +21,7 @@ import (
 // exportFiles returns the export data files of the target package's
 // imports, which go builds for them (cached like any build), by import
 // path; or the reason the package cannot be type-checked on its own here.
-func (p *Prepared) exportFiles(ctx context.Context) (map[string]string, error) {
+func (p *prepared) exportFiles(ctx context.Context) (map[string]string, error) {
 	if p.Package.UsesCgo() {
 		return nil, errors.New("the package uses cgo")
 	}
@@ -66,7 +66,7 @@ func newImporter(exports map[string]string) types.Importer {
 // CPU, and returns, by id, the compiler's messages for those that are not
 // valid Go. Such a mutant is build-failed in either mode, and the switched
 // build leaves it out.
-func (p *Prepared) typeCheck(ctx context.Context, cfg Config) map[string]string {
+func (p *prepared) typeCheck(ctx context.Context, cfg config) map[string]string {
 	exports, err := p.exportFiles(ctx)
 	if err != nil {
 		cfg.Progress.Printf("not type-checking the mutants (their builds will tell): %v", err)

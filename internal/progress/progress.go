@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -154,5 +155,18 @@ func (r *Reporter) clear() {
 	if r.shown {
 		fmt.Fprint(r.w, "\r\x1b[K")
 		r.shown = false
+	}
+}
+
+// GoLines returns a function that shows, of the lines the go command
+// writes to stderr, those in which it downloads a module: on a cold module
+// cache they are the first minutes of a run.
+func (r *Reporter) GoLines() func(string) {
+	var once sync.Once
+	return func(line string) {
+		if mod, ok := strings.CutPrefix(line, "go: downloading "); ok {
+			once.Do(func() { r.Printf("downloading modules") })
+			r.Status("downloading %s", mod)
+		}
 	}
 }

@@ -26,11 +26,7 @@ func (r *Report) WriteHTML(w io.Writer, src Sources) error {
 	}
 	failed := map[string]map[string]string{} // test: mutant: message
 	for _, m := range r.Mutants {
-		doc := src.Mutants[m.ID]
-		if doc.Diff == "" {
-			doc.Diff = m.Diff
-		}
-		page.Mutants = append(page.Mutants, htmlMutant{Mutant: m, Doc: doc})
+		page.Mutants = append(page.Mutants, htmlMutant{Mutant: m})
 		for i, test := range m.FailedTests {
 			if failed[test] == nil {
 				failed[test] = map[string]string{}
@@ -93,7 +89,6 @@ type htmlPage struct {
 
 type htmlMutant struct {
 	Mutant
-	Doc MutantDoc
 }
 
 type htmlRow struct {
@@ -146,14 +141,14 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 <h3>{{.ID}}{{if .Step}} (step {{.Step}}){{end}}: <span class="status-{{.Status.CSS}}">{{.Status}}</span></h3>
 {{if .Title}}<p>{{.Title}}</p>{{end}}
 <dl class="doc">
-{{- with .Doc.Contract}}<dt>Contract</dt><dd>{{.}}</dd>{{end}}
-{{- with .Doc.Rationale}}<dt>Rationale</dt><dd>{{.}}</dd>{{end}}
-{{- with .Doc.Seed}}<dt>The design note's fragment</dt><dd><code>{{.}}</code></dd>{{end}}
+{{- with .Contract}}<dt>Contract</dt><dd>{{.}}</dd>{{end}}
+{{- with .Rationale}}<dt>Rationale</dt><dd>{{.}}</dd>{{end}}
+{{- with .Seed}}<dt>The design note's fragment</dt><dd><code>{{.}}</code></dd>{{end}}
 {{- if .FailedTests}}<dt>Failed</dt><dd>{{range $i, $t := .FailedTests}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}</dd>{{end}}
 {{- with .Reason}}<dt>Reason</dt><dd>{{.}}</dd>{{end}}
 {{- with .Output}}<dt>Output</dt><dd><pre>{{.}}</pre></dd>{{end}}
 </dl>
-{{with .Doc.Diff}}<pre class="diff">{{.}}</pre>{{end}}
+{{with .Diff}}<pre class="diff">{{.}}</pre>{{end}}
 </article>
 {{end}}
 <p><small>Drawn with mutation-testing-elements {{.Version}} (Apache-2.0).</small></p>

@@ -23,7 +23,7 @@ func TestWriteHTML_MatrixAndReport(t *testing.T) {
 	m.Failures = []Failure{m.Failures[0], {Test: "TestModel"}, m.Failures[1]}
 	src := sampleSources()
 	src.Files["lease/lease.go"] = "package lease // " + hostile + "\n"
-	src.Mutants = map[string]MutantDoc{"claim-boundary": {Contract: "a lease is held until its expiry, not at it", Diff: "-a\n+" + hostile}}
+	m.Contract, m.Diff = "a lease is held until its expiry, not at it", "-a\n+"+hostile
 	var buf bytes.Buffer
 	if err := r.WriteHTML(&buf, src); err != nil {
 		t.Fatal(err)

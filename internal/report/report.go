@@ -94,6 +94,12 @@ type Mutant struct {
 	// and Replacement the source that takes its place.
 	Location    *Location `json:"location,omitempty"`
 	Replacement string    `json:"replacement,omitempty"`
+	// Contract, Rationale and Seed are what a catalog says the mutant
+	// stands for: the contract it breaks, why the contract says so, and
+	// the faulty fragment as a design note wrote it.
+	Contract  string `json:"contract,omitempty"`
+	Rationale string `json:"rationale,omitempty"`
+	Seed      string `json:"seed,omitempty"`
 	// Diff is the mutant as a unified diff against the code.
 	Diff        string   `json:"diff,omitempty"`
 	Status      Status   `json:"status"`
@@ -261,44 +267,6 @@ func (s *Summary) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
-}
-
-// Exit codes of a run, as documented in mutate -h.
-const (
-	ExitKilled   = 0 // every mutant killed
-	ExitSurvived = 1 // some mutant survived, or no test reaches it
-	ExitError    = 2 // usage, input or harness error, or a build-failed mutant
-	ExitTimeout  = 3 // some mutant timed out, and none survived
-)
-
-// exitRank orders exit codes by which wins when a run's mutants give
-// several: an error, then a survivor, then a timeout.
-var exitRank = map[int]int{ExitKilled: 0, ExitTimeout: 1, ExitSurvived: 2, ExitError: 3}
-
-// ExitCodeMinScore returns the exit code of a run gated on its mutation
-// score instead of every mutant's fate: 2 for a mutant that gives no
-// verdict on the suite (build-failed, flaky), 1 if the score is below
-// min, and 0 otherwise (timeouts count as detected).
-func (r *Report) ExitCodeMinScore(min float64) int {
-	if r.ExitCode() == ExitError {
-		return ExitError
-	}
-	if r.Summary.Score < min {
-		return ExitSurvived
-	}
-	return ExitKilled
-}
-
-// ExitCode returns the exit code for the report: the weightiest of its
-// mutants' statuses (see exitRank).
-func (r *Report) ExitCode() int {
-	code := ExitKilled
-	for st, n := range r.Summary.counts {
-		if e := st.def().exit; n > 0 && exitRank[e] > exitRank[code] {
-			code = e
-		}
-	}
-	return code
 }
 
 // WriteJSON writes r as indented JSON.

@@ -3,25 +3,58 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/gotest"
 )
 
 // Sources is what a report shows beside the run's results: the source of
-// the mutated files, where each test is declared, and what each mutant
-// stands for.
+// the mutated files, and where each test is declared.
 type Sources struct {
-	Files   map[string]string    // path relative to the module root: its source
-	Tests   map[string]Position  // top-level test name: where it is declared
-	TestAt  map[string]string    // top-level test name: its file, relative to the module root
-	Mutants map[string]MutantDoc // mutant id: what it stands for
+	Files  map[string]string   // path relative to the module root: its source
+	Tests  map[string]Position // top-level test name: where it is declared
+	TestAt map[string]string   // top-level test name: its file, relative to the module root
 }
 
-// MutantDoc is what a mutant stands for, as mutate show prints it.
-type MutantDoc struct {
-	Contract, Rationale, Seed string
-	Diff                      string // the mutant as a unified diff against the code
+// ReadSources reads what the reports show beside rep, a run in the module
+// at root: the source of each mutated file, and where each test of its
+// packages is declared (by qualified name in a run of a pattern).
+func ReadSources(root string, rep *Report) (Sources, error) {
+	src := Sources{Files: map[string]string{}, Tests: map[string]Position{}, TestAt: map[string]string{}}
+	for _, m := range rep.Mutants {
+		if _, ok := src.Files[m.File]; ok {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m.File)))
+		if err != nil {
+			return Sources{}, err
+		}
+		src.Files[m.File] = string(data)
+	}
+	pkgs, qualify := rep.Packages, true
+	if len(pkgs) == 0 {
+		pkgs, qualify = []string{rep.Package}, false
+	}
+	for _, pkg := range pkgs {
+		dir := path.Clean(strings.TrimPrefix(pkg, "./"))
+		funcs, err := gotest.TestFuncs(filepath.Join(root, filepath.FromSlash(dir)))
+		if err != nil {
+			return Sources{}, err
+		}
+		for _, f := range funcs {
+			name := f.Name
+			if qualify {
+				name = Qualifier(pkg) + name
+			}
+			src.Tests[name] = Position{Line: f.Line, Column: f.Column}
+			src.TestAt[name] = path.Join(dir, f.File)
+		}
+	}
+	return src, nil
 }
 
 // Stryker is a run in the mutation-testing-report-schema of the Stryker

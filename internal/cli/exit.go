@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// verdict is a command's answer when it is not 0: the exit code of a run
+// with a survivor (1) or a timeout (3), of a check with an inexact
+// prediction (1), of a report out of date (1). It is not an error: the
+// command has printed its result.
+type verdict int
+
+func (v verdict) Error() string { return fmt.Sprintf("exit status %d", int(v)) }
+
+// errUsage marks an error whose message, and the command's usage, have
+// been printed.
+var errUsage = errors.New("usage")
+
+// maxProblems is how many problems of the input files are printed; the
+// rest are counted.
+const maxProblems = 20
+
+// exitCode prints what a command returned, if anything is left to print,
+// and maps it to the exit code (see report.ExitHelp): 0 for nothing, a
+// verdict's own code, and 2 for any error. An interrupt, at any moment,
+// is the one message of harness.ErrInterrupted, whatever was running. A
+// list of problems in input files is printed one per line, each at its
+// file:line:col, the first maxProblems of them.
+func exitCode(ctx context.Context, c *call, err error) int {
+	var (
+		v    verdict
+		list yamlfile.Errors
+	)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return report.ExitKilled
+	case errors.As(err, &v):
+		return int(v)
+	case ctx.Err() != nil || errors.Is(err, harness.ErrInterrupted):
+		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), harness.ErrInterrupted)
+	case errors.Is(err, errUsage):
+	case errors.As(err, &list):
+		for i, e := range list {
+			if i == maxProblems {
+				fmt.Fprintf(c.stderr, "… and %d more\n", len(list)-maxProblems)
+				break
+			}
+			fmt.Fprintln(c.stderr, e)
+		}
+		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Count(len(list), "problem", "problems"))
+	default:
+		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), err)
+	}
+	return report.ExitError
+}
+
+// interrupted returns err, or harness.ErrInterrupted if ctx is done.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return harness.ErrInterrupted
+	}
+	return err
+}

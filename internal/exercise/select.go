@@ -1,0 +1,351 @@
+package exercise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/progress"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// Selection says which mutants a command works on: those of mutants files
+// (the module's catalog when none is named), or those generated from a
+// package's code by operator, narrowed to some ids, to the lines changed
+// since a git ref, and to one shard of the whole.
+type Selection struct {
+	Files    []string // mutants files; none: the module's catalog
+	Pkg      string   // the package to mutate, as go names it here; with Generate, a pattern such as ./...
+	Only     []string // ids; in a run of a pattern, qualified by package ("lease:store-claim-boundary-1")
+	Generate bool     // generate the mutants from the code instead of reading files
+	Diff     string   // a git ref: only mutants on lines changed since it
+	Shard    string   // "k/n": only the k-th of n slices of the mutants
+	Go       string   // the go command; "go" if empty
+	Progress *progress.Reporter
+}
+
+// Plan is what a selection runs: a unit per package, in go list's order.
+type Plan struct {
+	Root    string // the module root
+	Package string // the package, or the pattern, that the plan mutates
+	Multi   bool   // a pattern: ids and test names are qualified by package
+	Units   []*Unit
+	// Shard is the slice of the whole that the plan runs, if -shard said.
+	Shard *report.Shard
+	// Notes say what the selection left out, and why.
+	Notes []string
+}
+
+// Unit is the mutants of one package.
+type Unit struct {
+	Target *Target
+	Source *mutation.Package
+	Set    *Set // the mutants files read; nil for generated mutants
+	// Qual prefixes the ids of the unit's mutants in a run of a pattern
+	// ("lease:"); "" otherwise.
+	Qual string
+	// All are every mutant of the files or of the package's code; Mutants
+	// those that -only chose; Applied those of them that run, applied,
+	// after -diff and -shard, each at its place in the whole selection
+	// (Ordinals, from 1).
+	All      []*mutation.Mutant
+	Mutants  []*mutation.Mutant
+	Applied  []*mutation.Applied
+	Ordinals []int
+}
+
+// RelFile returns the path of a's file relative to the module root, with
+// forward slashes.
+func (u *Unit) RelFile(a *mutation.Applied) string {
+	rel, err := filepath.Rel(u.Target.ModuleDir, a.File)
+	if err != nil {
+		return a.File
+	}
+	return filepath.ToSlash(rel)
+}
+
+// IsPattern reports whether pkg names packages by a pattern.
+func IsPattern(pkg string) bool { return strings.Contains(pkg, "...") }
+
+// Choose reads or generates the mutants of sel and narrows them to its
+// ids, without applying them: enough to list them.
+func Choose(ctx context.Context, sel Selection) (*Plan, error) {
+	root, err := FindRoot(".")
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Root: root}
+	switch {
+	case IsPattern(sel.Pkg):
+		err = plan.generatePattern(ctx, sel)
+	case sel.Generate:
+		err = plan.generate(ctx, sel)
+	default:
+		err = plan.read(sel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.only(sel); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// Select is Choose, then every chosen mutant applied to its package (the
+// error of a mutant that does not apply is a yamlfile.Errors with every
+// such mutant's problem), narrowed to the lines changed since sel.Diff,
+// numbered, and narrowed to sel.Shard.
+func Select(ctx context.Context, sel Selection) (*Plan, error) {
+	var shardK, shardN int
+	if sel.Shard != "" {
+		var err error
+		if shardK, shardN, err = ParseShard(sel.Shard); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := Choose(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.apply(ctx, sel); err != nil {
+		return nil, err
+	}
+	if sel.Diff != "" {
+		if err := plan.inDiff(ctx, sel.Diff); err != nil {
+			return nil, err
+		}
+	}
+	total := 0
+	for _, u := range plan.Units {
+		for range u.Applied {
+			total++
+			u.Ordinals = append(u.Ordinals, total)
+		}
+	}
+	if shardN > 0 {
+		plan.Shard = &report.Shard{Index: shardK, Count: shardN, Total: total}
+		// Every n-th mutant from the k-th: each slice has mutants of every
+		// package and function, in numbers that differ by one at most.
+		for _, u := range plan.Units {
+			u.keep(func(i int) bool { return (u.Ordinals[i]-1)%shardN == shardK-1 })
+		}
+	}
+	return plan, nil
+}
+
+// Count returns how many mutants the plan runs.
+func (p *Plan) Count() int {
+	n := 0
+	for _, u := range p.Units {
+		n += len(u.Applied)
+	}
+	return n
+}
+
+// note records what the selection left out, and why.
+func (p *Plan) note(format string, args ...any) {
+	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
+}
+
+// keep keeps the applied mutants of u at the indexes for which f is true.
+func (u *Unit) keep(f func(i int) bool) {
+	var applied []*mutation.Applied
+	var ordinals []int
+	for i, a := range u.Applied {
+		if f(i) {
+			applied = append(applied, a)
+			if len(u.Ordinals) > 0 {
+				ordinals = append(ordinals, u.Ordinals[i])
+			}
+		}
+	}
+	u.Applied, u.Ordinals = applied, ordinals
+}
+
+// generatePattern generates the mutants of every package that the pattern
+// names and that has tests.
+func (p *Plan) generatePattern(ctx context.Context, sel Selection) error {
+	if !sel.Generate {
+		return fmt.Errorf("-pkg %s names packages by a pattern, which needs -generate: a catalog's mutants are written for one package", sel.Pkg)
+	}
+	p.Multi, p.Package = true, sel.Pkg
+	ts, err := FindTargets(ctx, sel.Go, "", sel.Pkg, sel.Progress)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if !t.HasTests {
+			p.note("%s has no tests: no mutant of it could be killed; left out", t.Rel)
+			continue
+		}
+		src, err := mutation.Load(t.Dir)
+		if err != nil {
+			return err
+		}
+		ms := src.Generate()
+		p.Units = append(p.Units, &Unit{Target: t, Source: src, Qual: report.Qualifier(t.Rel), All: ms, Mutants: ms})
+	}
+	return nil
+}
+
+// generate generates the mutants of the package sel.Pkg names, or else
+// the catalog's, or else the one in the current directory.
+func (p *Plan) generate(ctx context.Context, sel Selection) error {
+	if len(sel.Files) > 0 {
+		return errors.New("-generate and -mutants exclude each other: the mutants come from the code, or from the files")
+	}
+	dir, pkg := "", sel.Pkg
+	if pkg == "" {
+		pkg = "."
+		if cat, err := LoadFile(filepath.Join(p.Root, filepath.FromSlash(Catalog))); err == nil && cat.Package != "" {
+			dir, pkg = p.Root, cat.Package
+		}
+	}
+	t, err := FindTarget(ctx, sel.Go, dir, pkg, sel.Progress)
+	if err != nil {
+		return err
+	}
+	src, err := mutation.Load(t.Dir)
+	if err != nil {
+		return err
+	}
+	ms := src.Generate()
+	if len(ms) == 0 {
+		return fmt.Errorf("package %s has no code that an operator applies to", t.Rel)
+	}
+	p.Units = []*Unit{{Target: t, Source: src, All: ms, Mutants: ms}}
+	p.Package = t.Rel
+	return nil
+}
+
+// read reads the mutants files, or the catalog, and finds their package:
+// -pkg, or the one the files name, or the catalog's.
+func (p *Plan) read(sel Selection) error {
+	set, err := Load(p.Root, sel.Files)
+	if err != nil {
+		return err
+	}
+	p.Units = []*Unit{{Set: set, All: set.Mutants, Mutants: set.Mutants}}
+	return nil
+}
+
+// packageOf returns where go names the package of the files of set, and
+// as what: -pkg, or the one the files name, or the catalog's.
+func packageOf(root string, set *Set, pkg string) (dir, name string, err error) {
+	switch {
+	case pkg != "":
+		return "", pkg, nil
+	case set.Package != "":
+		return root, set.Package, nil
+	}
+	// A learner's own file of mutants for the module's exercise need
+	// not say which package it mutates.
+	if cat, err := LoadFile(filepath.Join(root, filepath.FromSlash(Catalog))); err == nil && cat.Package != "" {
+		return root, cat.Package, nil
+	}
+	var names []string
+	for _, f := range set.Files {
+		names = append(names, f.Path)
+	}
+	return "", "", fmt.Errorf("no package to mutate: %s names none, and the module has no %s that does; add \"package: ./dir\" to it, or pass -pkg", strings.Join(names, ", "), Catalog)
+}
+
+// only narrows the units' mutants to sel.Only.
+func (p *Plan) only(sel Selection) error {
+	if len(sel.Only) == 0 {
+		return nil
+	}
+	var known []string
+	byID := map[string]*mutation.Mutant{}
+	unitOf := map[string]*Unit{}
+	for _, u := range p.Units {
+		u.Mutants = nil
+		for _, m := range u.All {
+			known = append(known, u.Qual+m.ID)
+			byID[u.Qual+m.ID], unitOf[u.Qual+m.ID] = m, u
+		}
+	}
+	for _, id := range sel.Only {
+		id = strings.TrimSpace(id)
+		if p.Multi && !strings.Contains(id, ":") {
+			return fmt.Errorf("-only %s: in a run of a pattern, name a mutant with its package, as list shows it (lease:store-claim-boundary-1)", id)
+		}
+		m, ok := byID[id]
+		if !ok {
+			cmd := "go tool mutate list"
+			if p.Multi {
+				cmd += " -generate -pkg " + sel.Pkg
+			}
+			return fmt.Errorf("no mutant %q%s (%s shows them)", id, suggest.Hint(id, known), cmd)
+		}
+		u := unitOf[id]
+		u.Mutants = append(u.Mutants, m)
+	}
+	return nil
+}
+
+// apply finds the package of the files (generated units have theirs) and
+// applies every chosen mutant of each unit; units with none chosen are
+// left out.
+func (p *Plan) apply(ctx context.Context, sel Selection) error {
+	var errs yamlfile.Errors
+	var units []*Unit
+	for _, u := range p.Units {
+		if len(u.Mutants) == 0 {
+			continue
+		}
+		written := ""
+		if u.Target == nil {
+			dir, pkg, err := packageOf(p.Root, u.Set, sel.Pkg)
+			if err != nil {
+				return err
+			}
+			if sel.Pkg != "" && u.Set.Package != "" && u.Set.Package != sel.Pkg {
+				written = u.Set.Package
+			}
+			if u.Target, err = FindTarget(ctx, sel.Go, dir, pkg, sel.Progress); err != nil {
+				return err
+			}
+			if u.Source, err = mutation.Load(u.Target.Dir); err != nil {
+				return err
+			}
+			p.Package = u.Target.Rel
+		}
+		for _, m := range u.Mutants {
+			a, err := u.Source.Apply(m)
+			if err != nil {
+				if written != "" && errors.Is(err, mutation.ErrUnknownTarget) {
+					p.note("the mutants are written for package %s, and -pkg names %s", written, sel.Pkg)
+					written = ""
+				}
+				errs = append(errs, err)
+				continue
+			}
+			u.Applied = append(u.Applied, a)
+		}
+		units = append(units, u)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	p.Units = units
+	return nil
+}
+
+// ParseShard parses -shard k/n.
+func ParseShard(s string) (k, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("-shard %s: want k/n with 1 <= k <= n, such as 2/4", s)
+	}
+	return k, n, nil
+}

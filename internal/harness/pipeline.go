@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"context"
+	"errors"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// Run runs the plan's mutants, package by package, and returns the report
+// of the whole run, finished: in a run of a pattern the packages' reports
+// qualified by package and joined; each mutant at its place in the whole
+// run when the plan is a shard; and what each mutant stands for
+// (contract, rationale, seed and diff). A plan with no mutant to run (-diff
+// or -shard left none) gives a report with none.
+func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report, error) {
+	if opt.Mode != "" {
+		if _, err := ParseMode(string(opt.Mode)); err != nil {
+			return nil, err
+		}
+	}
+	var parts []*report.Report
+	for _, u := range plan.Units {
+		if len(u.Applied) == 0 {
+			continue
+		}
+		rep, err := runUnit(ctx, plan, u, opt)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, rep)
+	}
+	var rep *report.Report
+	switch {
+	case plan.Multi:
+		rep = report.Join(plan.Package, parts)
+	case len(parts) == 1:
+		rep = parts[0]
+	default:
+		rep = &report.Report{Package: plan.Package, Mode: string(opt.mode()), Jobs: max(opt.Jobs, 1), Mutants: []report.Mutant{}}
+		if len(plan.Units) > 0 && plan.Units[0].Target != nil {
+			rep.Module = plan.Units[0].Target.Module
+		}
+	}
+	rep.Shard = plan.Shard
+	return rep, nil
+}
+
+// runUnit runs the mutants of one package of the plan.
+func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Options) (*report.Report, error) {
+	cfg := config{Options: opt}
+	for _, a := range u.Applied {
+		cfg.Mutants = append(cfg.Mutants, a.Mutant)
+	}
+	if opt.AfterBaseline != nil && u.Qual != "" {
+		cfg.AfterBaseline = func(tests []string) error {
+			qualified := make([]string, len(tests))
+			for i, t := range tests {
+				qualified[i] = u.Qual + t
+			}
+			return opt.AfterBaseline(qualified)
+		}
+	}
+	p, err := prepare(ctx, u, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	rep, err := p.run(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]int{}
+	for i, a := range u.Applied {
+		byID[a.Mutant.ID] = i
+	}
+	for i := range rep.Mutants {
+		m := &rep.Mutants[i]
+		a := u.Applied[byID[m.ID]]
+		m.Contract, m.Rationale, m.Seed, m.Diff = a.Mutant.Contract, a.Mutant.Rationale, a.Mutant.Seed, a.Diff(u.RelFile(a))
+		if plan.Shard != nil {
+			m.Ordinal = u.Ordinals[byID[m.ID]]
+		}
+	}
+	if plan.Multi {
+		rep.Qualify()
+	}
+	return rep, nil
+}
+
+// TestNames returns the names of the tests of the unmutated suite of the
+// plan's package, every subtest included: from the cache when an
+// unchanged tree ran, otherwise from a run of the baseline.
+func TestNames(ctx context.Context, plan *exercise.Plan, opt Options) ([]string, error) {
+	if len(plan.Units) != 1 {
+		return nil, errors.New("the names of the tests of a pattern's packages: name one package")
+	}
+	u := plan.Units[0]
+	cfg := config{Options: opt}
+	for _, a := range u.Applied {
+		cfg.Mutants = append(cfg.Mutants, a.Mutant)
+	}
+	p, err := prepare(ctx, u, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.testNames(ctx, cfg)
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Exit codes of mutate, for every command; what each means, by command, is
+// the table exitCodes.
+const (
+	ExitKilled   = 0 // run: every mutant killed
+	ExitSurvived = 1 // run: some mutant survived, or no test reaches it
+	ExitError    = 2 // usage, input or harness error, or a mutant that gives no verdict
+	ExitTimeout  = 3 // run: some mutant timed out, and none survived
+)
+
+// exitCode is what one exit code means, by command.
+type exitCode struct {
+	code               int
+	run, check, report string
+}
+
+// exitCodes is the one place that says what each exit code means: the
+// commands' help and the documentation are made from it.
+var exitCodes = []exitCode{
+	{ExitKilled, "every mutant killed (or crashed)", "every prediction in every file exact", "the document rewritten, or up to date"},
+	{ExitSurvived, "some mutant survived, is not covered or skipped (with -min-score: the score is below it)", "some prediction differs", "with -check, the document is out of date"},
+	{ExitError, "a usage, input or harness error: bad flags or mutants file, a fragment that no longer matches the code, a red or flaky baseline, a mutant that does not compile or whose tests are flaky, a tree that changed, an interrupted run", "an invalid prediction file, or any error that run exits 2 for", "an error"},
+	{ExitTimeout, "some mutant timed out, and none survived", "", ""},
+}
+
+// ExitHelp returns what the exit codes of command (run, check, report,
+// merge) mean, "0 …; 1 …"; list, show and template exit 0 or 2.
+func ExitHelp(command string) string {
+	var parts []string
+	for _, e := range exitCodes {
+		var what string
+		switch command {
+		case "run", "merge":
+			what = e.run
+		case "check":
+			what = e.check
+		case "report":
+			what = e.report
+		default:
+			what = map[int]string{ExitKilled: "done", ExitError: "an error"}[e.code]
+		}
+		if what != "" {
+			parts = append(parts, fmt.Sprintf("%d %s", e.code, what))
+		}
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+// ExitTable returns the exit codes as a Markdown table, a column per
+// command, for the documentation.
+func ExitTable() string {
+	var b strings.Builder
+	b.WriteString("| code | run, merge | check | report |\n|---|---|---|---|\n")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", e.code, e.run, dash(e.check), dash(e.report))
+	}
+	b.WriteString("\n`list`, `show`, `template` and `help` exit 0, or 2 on an error.\n")
+	return b.String()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// exitRank orders exit codes by which wins when a run's mutants give
+// several: an error, then a survivor, then a timeout.
+var exitRank = map[int]int{ExitKilled: 0, ExitTimeout: 1, ExitSurvived: 2, ExitError: 3}
+
+// ExitCodeMinScore returns the exit code of a run gated on its mutation
+// score instead of every mutant's fate: 2 for a mutant that gives no
+// verdict on the suite (build-failed, flaky), 1 if the score is below
+// min, and 0 otherwise (timeouts count as detected).
+func (r *Report) ExitCodeMinScore(min float64) int {
+	if r.ExitCode() == ExitError {
+		return ExitError
+	}
+	if r.Summary.Score < min {
+		return ExitSurvived
+	}
+	return ExitKilled
+}
+
+// ExitCode returns the exit code for the report: the weightiest of its
+// mutants' statuses (see exitRank).
+func (r *Report) ExitCode() int {
+	code := ExitKilled
+	for st, n := range r.Summary.counts {
+		if e := st.def().exit; n > 0 && exitRank[e] > exitRank[code] {
+			code = e
+		}
+	}
+	return code
+}

@@ -22,7 +22,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -31,6 +30,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fencelab/fencelab/internal/filesum"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 )
@@ -195,20 +195,15 @@ func hashDir(root, dir string, sums map[string]string) error {
 }
 
 func hashFile(root, path string, sums map[string]string) error {
-	f, err := os.Open(path)
+	sum, err := filesum.Hex(path)
 	if err != nil {
-		return err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
 		return err
 	}
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return err
 	}
-	sums[filepath.ToSlash(rel)] = hex.EncodeToString(h.Sum(nil))
+	sums[filepath.ToSlash(rel)] = sum
 	return nil
 }
 
@@ -219,11 +214,7 @@ var executableHash = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sums := map[string]string{}
-	if err := hashFile(filepath.Dir(exe), exe, sums); err != nil {
-		return "", err
-	}
-	return sums[filepath.Base(exe)], nil
+	return filesum.Hex(exe)
 })
 
 // Tool returns the path of the go command's tool name (such as test2json)

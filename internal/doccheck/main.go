@@ -209,7 +209,7 @@ func runAll(w io.Writer, dir string, cmds []command, done []string) int {
 	for _, c := range cmds {
 		k := key(c)
 		if first, ok := ran[k]; ok {
-			fmt.Fprintf(w, "skip %s: ran already (%s)  %s\n", c.where, first, firstLine(c.script))
+			fmt.Fprintf(w, "skip %s: ran already (%s)  %s\n", c.where, first, scriptHead(c.script))
 			continue
 		}
 		ran[k] = c.where
@@ -284,11 +284,12 @@ func check(w io.Writer, dir, summary string, c command, want int, variant string
 			strings.ReplaceAll(c.script, "\n", "\n  "), indent(string(out)))
 		return false
 	}
-	fmt.Fprintf(w, "ok   %s%s: exit %d (%.1fs)  %s\n", c.where, variant, got, time.Since(start).Seconds(), firstLine(c.script))
+	fmt.Fprintf(w, "ok   %s%s: exit %d (%.1fs)  %s\n", c.where, variant, got, time.Since(start).Seconds(), scriptHead(c.script))
 	return true
 }
 
-func firstLine(s string) string {
+// scriptHead returns the first line of a script, and " ..." if more follow.
+func scriptHead(s string) string {
 	s = strings.TrimPrefix(s, "set -eo pipefail\n")
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i] + " ..."

@@ -2,15 +2,13 @@ package gotest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/filesum"
 	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
@@ -43,7 +41,7 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 	// written over, its build ID kept, would be used again. Its content
 	// hash, kept beside it, tells.
 	if want, err := os.ReadFile(c.Keep + sumSuffix); err == nil {
-		if got, err := FileSum(c.Keep); err != nil || got != string(want) {
+		if got, err := filesum.Hex(c.Keep); err != nil || got != string(want) {
 			os.Remove(c.Keep)
 			if c.Changed != nil {
 				c.Changed(c.Keep)
@@ -53,7 +51,7 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 	if err := c.build(ctx, c.Keep); err != nil {
 		return err
 	}
-	sum, err := FileSum(c.Keep)
+	sum, err := filesum.Hex(c.Keep)
 	if err != nil {
 		return err
 	}
@@ -68,22 +66,8 @@ func (c Compile) buildKept(ctx context.Context, out string) error {
 }
 
 // sumSuffix names the file beside a kept binary that holds its content
-// hash, as FileSum gives it.
+// hash, as filesum.Hex gives it.
 const sumSuffix = ".sha256"
-
-// FileSum returns the hex SHA-256 of the file at path.
-func FileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // TrimKept removes from root, a directory of kept binaries each in a
 // directory of its own (see Compile.Keep), all but the n most recently

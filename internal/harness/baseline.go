@@ -100,7 +100,7 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	invalid := p.typeCheck(ctx, cfg)
 	for _, a := range p.Applied {
 		if msgs, ok := invalid[a.Mutant.ID]; ok && a.Mutant.Operator == "" {
-			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, firstLine(msgs))
+			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, text.FirstLine(msgs))
 		}
 	}
 	if switching {

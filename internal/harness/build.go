@@ -19,6 +19,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/sandbox"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // build compiles the test binary of the target with files (absolute path:
@@ -211,7 +212,7 @@ func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[str
 			// Nothing to blame but the switching itself.
 			for _, id := range sw.Marked() {
 				if _, ok := exclude[id]; !ok {
-					exclude[id] = "the switched build does not compile: " + firstLine(be.Output)
+					exclude[id] = "the switched build does not compile: " + text.FirstLine(be.Output)
 				}
 				noMark[id] = true
 			}
@@ -262,13 +263,4 @@ func checkInactive(cfg config, b *Baseline) error {
 	}
 	cfg.Progress.Printf("switched build, no mutant active: %d tests passed (%.1fs)", len(res.Tests), res.Wall)
 	return nil
-}
-
-func firstLine(s string) string {
-	for line := range strings.Lines(s) {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			return line
-		}
-	}
-	return strings.TrimSpace(s)
 }

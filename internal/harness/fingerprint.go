@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/filesum"
 )
 
 // fingerprint is the state of the files of a module that a run must not
@@ -179,15 +180,8 @@ func (f *fingerprint) state(name string, prev *fileState) (*fileState, error) {
 		st.sum = sha256.Sum256([]byte(target))
 		return st, nil
 	}
-	file, err := os.Open(path)
-	if err != nil {
+	if st.sum, err = filesum.Of(path); err != nil {
 		return nil, err
 	}
-	defer file.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, file); err != nil {
-		return nil, err
-	}
-	copy(st.sum[:], h.Sum(nil))
 	return st, nil
 }

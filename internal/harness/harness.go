@@ -29,6 +29,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/filesum"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -219,7 +220,7 @@ type binaries struct {
 
 // record takes the hash of the binary at path.
 func (bs *binaries) record(path string) error {
-	sum, err := gotest.FileSum(path)
+	sum, err := filesum.Hex(path)
 	if err != nil {
 		return err
 	}
@@ -239,7 +240,7 @@ func (bs *binaries) changed() []string {
 	defer bs.mu.Unlock()
 	var names []string
 	for path, want := range bs.sums {
-		if got, err := gotest.FileSum(path); err != nil || got != want {
+		if got, err := filesum.Hex(path); err != nil || got != want {
 			names = append(names, filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path))
 		}
 	}

@@ -141,7 +141,9 @@ type treeKeys struct {
 func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel})
 	if err != nil {
-		cfg.Progress.Printf("not using the cache: %v", err)
+		if ctx.Err() == nil { // an interrupt says so itself
+			cfg.Progress.Printf("not using the cache: %v", err)
+		}
 		return treeKeys{}
 	}
 	return p.keysOf(cfg, in)

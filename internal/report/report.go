@@ -53,17 +53,12 @@ func (r *Report) DropInvalidGenerated() {
 	kept := r.Mutants[:0:0]
 	for _, m := range r.Mutants {
 		if m.Operator != "" && m.Status == BuildFailed {
-			r.Dropped = append(r.Dropped, Dropped{ID: m.ID, Reason: firstLine(m.Output)})
+			r.Dropped = append(r.Dropped, Dropped{ID: m.ID, Reason: text.FirstLine(m.Output)})
 			continue
 		}
 		kept = append(kept, m)
 	}
 	r.Mutants, r.Summary = kept, Summarize(kept)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
 
 // Baseline is the run of the unmutated suite.

@@ -33,10 +33,7 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	}
 	tw.Flush()
 	for _, m := range r.Mutants {
-		step := ""
-		if m.Step > 0 {
-			step = fmt.Sprintf("step %d, ", m.Step)
-		}
+		step := text.StepPrefix(m.Step)
 		title := ""
 		if m.Title != "" {
 			title = ": " + m.Title

@@ -80,3 +80,14 @@ func Wrap(s string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// FirstLine returns the first line of s that says something: not blank,
+// and not a "# package" header of the go command.
+func FirstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return strings.TrimSpace(s)
+}

@@ -95,6 +95,7 @@ func TestScripts(t *testing.T) {
 			"workflowstep": cmdWorkflowStep,
 			"nocmd":        cmdNocmd,
 			"waitcmd":      cmdWaitcmd,
+			"sleep":        cmdSleep,
 			"limits":       cmdLimits,
 		},
 	})
@@ -460,4 +461,15 @@ func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
 	if wall > time.Duration(secs)*time.Second {
 		ts.Fatalf("took %.1fs, want at most %ds", wall.Seconds(), secs)
 	}
+}
+
+// sleep DURATION waits that long: to interrupt a background command at a
+// moment of its run (nothing is asserted about time).
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
 }

@@ -75,8 +75,56 @@ type Baseline struct {
 // runBaseline builds and runs the unmutated suite, and runs it once more
 // if it fails, to tell a red suite from a flaky one; either is a
 // *BaselineError. In switch mode it builds the switched test binary at the
-// same time, and runs it with no mutant active beside the baseline.
+// same time, runs it with no mutant active beside the baseline, checks
+// that it passes alike, and measures coverage with it.
 func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error) {
+	bin, sb, invalid, err := buildAll(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := runReferences(ctx, cfg, p, bin, sb)
+	if err != nil {
+		return nil, err
+	}
+	pr := cfg.Progress
+	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
+	b := &Baseline{Result: res, Wall: seconds(res.Wall), plain: bin, switched: sb, invalid: invalid, refs: newReferences(p, cfg)}
+	// The baseline is the plain build's run of the whole suite.
+	b.refs.set(bin, nil, res)
+	switch {
+	case cfg.mode() != ModeSwitch:
+		b.noCoverage = "coverage comes from the switched build, and -mode=overlay has none"
+	case sb == nil || sb.err != nil || sb.bin == "":
+		b.noCoverage = "the switched build holds no mutant"
+	}
+	if sb == nil || sb.err != nil {
+		return b, nil
+	}
+	for _, a := range p.Applied {
+		if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
+			pr.Printf("%s: a build of its own: %s", a.Mutant.ID, why)
+		}
+	}
+	if err := checkSwitched(ctx, cfg, p, b); err != nil {
+		return nil, err
+	}
+	if sb.err == nil && sb.bin != "" {
+		b.refs.set(sb.bin, nil, sb.inactive)
+		if needsCoverage(p) {
+			if b.coverage, err = runCoverage(ctx, cfg, p, b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// buildAll builds the unmutated test binary and, in switch mode, the
+// switched one, while the run is set up and the mutants are type-checked:
+// the switched build starts after the type check, and leaves out the
+// mutants that are not valid Go on their own (invalid: such a mutant never
+// runs, in either mode).
+func buildAll(ctx context.Context, cfg config, p *prepared) (bin string, sb *switchedBuild, invalid map[string]string, err error) {
 	pr := cfg.Progress
 	switching := cfg.mode() == ModeSwitch
 	if switching {
@@ -84,20 +132,14 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	} else {
 		pr.Phase("building the test binary")
 	}
-	// The baseline's build, the set-up and the type check of the mutants
-	// go on at the same time; the switched build starts after the type
-	// check, and leaves out the mutants that are not valid Go on their
-	// own: such a mutant never runs, in either mode.
 	var (
-		sb       *switchedBuild
 		wg       sync.WaitGroup
-		bin      string
-		err      error
+		buildErr error
 		setUpErr error
 	)
-	wg.Go(func() { bin, err = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil, true) })
+	wg.Go(func() { bin, buildErr = p.build(ctx, cfg, filepath.Join(p.tmp, "baseline"), nil, true) })
 	wg.Go(func() { setUpErr = p.setUp(ctx, cfg) })
-	invalid := p.typeCheck(ctx, cfg)
+	invalid = p.typeCheck(ctx, cfg)
 	for _, a := range p.Applied {
 		if msgs, ok := invalid[a.Mutant.ID]; ok && a.Mutant.Operator == "" {
 			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, text.FirstLine(msgs))
@@ -110,73 +152,62 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	if root := keptRoot(); root != "" {
 		gotest.TrimKept(root, keptBinaries) // a cache it cannot trim is no error
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if setUpErr != nil {
-		return nil, setUpErr
-	}
-	if err != nil {
+	switch {
+	case ctx.Err() != nil:
+		return "", nil, nil, ctx.Err()
+	case setUpErr != nil:
+		return "", nil, nil, setUpErr
+	case buildErr != nil:
 		var be *gotest.BuildError
-		if errors.As(err, &be) {
-			return nil, &BaselineError{Package: p.Target.Rel, BuildOutput: be.Output}
+		if errors.As(buildErr, &be) {
+			return "", nil, nil, &BaselineError{Package: p.Target.Rel, BuildOutput: be.Output}
 		}
-		return nil, fmt.Errorf("baseline: %w", err)
+		return "", nil, nil, fmt.Errorf("baseline: %w", buildErr)
 	}
+	return bin, sb, invalid, nil
+}
 
-	pr.Phase("baseline %s", p.Target.Rel)
+// runReferences runs the unmutated suite (see baseline) and, beside it,
+// the switched build with no mutant active, and checks the source tree.
+func runReferences(ctx context.Context, cfg config, p *prepared, bin string, sb *switchedBuild) (*gotest.Result, error) {
+	cfg.Progress.Phase("baseline %s", p.Target.Rel)
+	var wg sync.WaitGroup
 	if sb != nil && sb.err == nil && sb.bin != "" {
 		// No limit is derived yet: the baseline's own applies.
 		wg.Go(func() { sb.inactive, sb.err = runInactive(ctx, cfg, p, sb, baselineTimeout(cfg)) })
 	}
 	res, err := baseline(ctx, cfg, p, bin)
 	wg.Wait()
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	}
 	if err := p.checkTree("the baseline"); err != nil {
 		return nil, err
 	}
-	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
-	b := &Baseline{Result: res, Wall: seconds(res.Wall), plain: bin, switched: sb, invalid: invalid, refs: newReferences(p, cfg)}
-	// The baseline is the plain build's run of the whole suite.
-	b.refs.set(bin, nil, res)
-	switch {
-	case !switching:
-		b.noCoverage = "coverage comes from the switched build, and -mode=overlay has none"
-	case sb == nil || sb.err != nil || sb.bin == "":
-		b.noCoverage = "the switched build holds no mutant"
+	return res, nil
+}
+
+// checkSwitched compares the switched build's run with no mutant active
+// with the baseline (see checkInactive). If they differ, the same binary
+// runs again: passing then, the suite is flaky (a *BaselineError);
+// failing again, the switching broke it, and the run stops (sb.err).
+func checkSwitched(ctx context.Context, cfg config, p *prepared, b *Baseline) error {
+	sb := b.switched
+	if sb.err = checkInactive(cfg, b); sb.err == nil || sb.inactive == nil {
+		return nil
 	}
-	if sb != nil && sb.err == nil {
-		for _, a := range p.Applied {
-			if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
-				pr.Printf("%s: a build of its own: %s", a.Mutant.ID, why)
-			}
-		}
-		if sb.err = checkInactive(cfg, b); sb.err != nil && sb.inactive != nil {
-			// The switching broke the suite, or the suite is flaky: the
-			// same binary run again tells which.
-			first := sb.inactive
-			if sb.inactive, err = runInactive(ctx, cfg, p, sb, baselineTimeout(cfg)); err != nil {
-				return nil, err
-			}
-			if checkInactive(cfg, b) == nil {
-				return nil, flakyError(p.Target.Rel, first)
-			}
-		}
-		if sb.err == nil && sb.bin != "" {
-			b.refs.set(sb.bin, nil, sb.inactive)
-			if needsCoverage(p) {
-				if b.coverage, err = runCoverage(ctx, cfg, p, b); err != nil {
-					return nil, err
-				}
-			}
-		}
+	first := sb.inactive
+	var err error
+	if sb.inactive, err = runInactive(ctx, cfg, p, sb, baselineTimeout(cfg)); err != nil {
+		return err
 	}
-	return b, nil
+	if checkInactive(cfg, b) == nil {
+		return flakyError(p.Target.Rel, first)
+	}
+	return nil
 }
 
 // flakyError describes a suite that failed in res and passed when run

@@ -182,9 +182,9 @@ func runMutate(mutate, dir string, t target) (result, error) {
 	var verdicts []string
 	for _, m := range rep.Mutants {
 		if m.Status == report.Killed {
-			r.killedByOp[m.Operator]++
+			r.killedByOp[string(m.Operator)]++
 		}
-		if sharedOperator[m.Operator] {
+		if sharedOperator[string(m.Operator)] {
 			site := fmt.Sprintf("%s:%d:%s", filepath.Base(m.File), m.Line, m.Operator)
 			r.sites[site] = r.sites[site] || m.Status == report.Killed
 		}

@@ -36,7 +36,7 @@ import (
 )
 
 // version changes when the format of keys or entries does.
-const version = "v3"
+const version = "v4"
 
 // Inputs are everything the key of a tree is made of: what the results of
 // every mutant of a run depend on, but the mutant itself.

@@ -97,8 +97,8 @@ func TestConfirm_OnlyConfirmedVerdictsAreCached(t *testing.T) {
 	cfg := testRun{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped, flaky}, Jobs: 1, Runner: first}
 	rep := prepareAndRun(t, cfg)
 	checkMutants(t, rep, []report.Mutant{
-		{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
-		{ID: "flaky", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+		{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}},
+		{ID: "flaky", Status: report.Survived, Build: ModeSwitch, FailedTests: []string{}},
 	})
 	again := &canned{events: map[string]string{"": suiteRun()}, respond: respond}
 	cfg.Runner = again
@@ -154,7 +154,7 @@ func TestConfirm_AFailureThatNeedsTheTestsBeforeItKillsInItsGrouping(t *testing.
 		return "", false
 	}}
 	rep := runCanned(t, r, flipped)
-	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestSize"}}})
+	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestSize"}}})
 	if got := r.count("m"); got != 3 {
 		t.Errorf("%d runs of the mutant, want 3 (the suite, TestSize alone, the suite again)", got)
 	}
@@ -300,7 +300,7 @@ func TestConfirm_TheTestsACrashKeptFromRunningRunAfterIt(t *testing.T) {
 		return "", false
 	}}
 	rep := runCanned(t, r, flipped)
-	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax", "TestSize"}}})
+	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax", "TestSize"}}})
 	if m := rep.Mutants[0]; m.Partial || len(m.FlakyTests) != 0 {
 		t.Errorf("partial %v, flaky %v; want a whole set, nothing flaky", m.Partial, m.FlakyTests)
 	}

@@ -74,7 +74,7 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 		}
 		for _, name := range o.FailedTests {
 			top, _, _ := strings.Cut(name, "/")
-			if f.Build == string(ModeSwitch) && !slices.Contains(f.CoveredBy, top) {
+			if f.Build == ModeSwitch && !slices.Contains(f.CoveredBy, top) {
 				t.Errorf("%s: %s fails under it but is not among the tests that reach it, %v", f.ID, top, f.CoveredBy)
 			}
 		}
@@ -114,8 +114,8 @@ func TestGenerated_AMutantOutOfTheSwitchedBuildIsStillCovered(t *testing.T) {
 		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) {
 			rep := prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Full: full, Jobs: 2, NoCache: true})
 			checkMutants(t, rep, []report.Mutant{
-				{ID: "pad", Status: report.NotCovered, Build: string(ModeOverlay), FailedTests: []string{}},
-				{ID: "max", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
+				{ID: "pad", Status: report.NotCovered, Build: ModeOverlay, FailedTests: []string{}},
+				{ID: "max", Status: report.Survived, Build: ModeSwitch, FailedTests: []string{}},
 			})
 			if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
 				t.Errorf("max is covered by %v, want [TestMax]", got)

@@ -33,6 +33,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
+	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
@@ -48,12 +49,12 @@ const (
 const baselineLimit = 10 * time.Minute
 
 // Mode is how mutants are built.
-type Mode string
+type Mode = report.Mode
 
 // Modes of a run.
 const (
-	ModeSwitch  Mode = "switch"  // one build for all mutants, chosen at run time
-	ModeOverlay Mode = "overlay" // one build per mutant
+	ModeSwitch  = report.ModeSwitch
+	ModeOverlay = report.ModeOverlay
 )
 
 // ParseMode returns the mode named s.

@@ -174,7 +174,7 @@ func prepareAndRun(t *testing.T, r testRun) *report.Report {
 func runModule(t *testing.T, mode Mode, ms []*mutation.Mutant) *report.Report {
 	t.Helper()
 	rep := prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Mode: mode, Jobs: 2, NoCache: true})
-	if rep.Mode != string(mode) {
+	if rep.Mode != mode {
 		t.Errorf("Mode = %q, want %s", rep.Mode, mode)
 	}
 	return rep
@@ -207,9 +207,9 @@ func TestRunMutants_OneVerdictWhateverTheMode(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			rep := runModule(t, mode, ms)
 			checkMutants(t, rep, []report.Mutant{
-				{ID: "flipped", Status: report.Killed, Build: string(mode), FailedTests: []string{"TestMax"}},
-				{ID: "size", Status: report.Killed, Build: string(ModeOverlay), FailedTests: []string{"TestSize"}},
-				{ID: "unused", Status: report.BuildFailed, Build: string(ModeOverlay), FailedTests: []string{}},
+				{ID: "flipped", Status: report.Killed, Build: mode, FailedTests: []string{"TestMax"}},
+				{ID: "size", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestSize"}},
+				{ID: "unused", Status: report.BuildFailed, Build: ModeOverlay, FailedTests: []string{}},
 			})
 			if got, want := rep.Mutants[2].Output, "calc.go:17:2: declared and not used: y"; got != want {
 				t.Errorf("Output = %q, want %q", got, want)

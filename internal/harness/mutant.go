@@ -71,7 +71,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		}
 	}
 	if sb := b.switched; sb.switched(a.Mutant.ID) {
-		r.Build = string(ModeSwitch)
+		r.Build = ModeSwitch
 		m.bin, m.env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
 		m.ref, m.refEnv = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
@@ -130,7 +130,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 // newResult returns the result of a's run, before it ran.
 func newResult(p *prepared, a *mutation.Applied) report.Mutant {
 	return report.Mutant{
-		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: string(a.Mutant.Kind), Operator: string(a.Mutant.Operator),
+		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: a.Mutant.Kind, Operator: a.Mutant.Operator,
 		File: p.relFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
 		Location: &report.Location{
 			Start: report.Position{Line: a.Start.Line, Column: a.Start.Column},
@@ -138,7 +138,7 @@ func newResult(p *prepared, a *mutation.Applied) report.Mutant {
 		},
 		Replacement: a.Replacement,
 		Diff:        a.Diff(p.relFile(a)),
-		Build:       string(ModeOverlay),
+		Build:       ModeOverlay,
 	}
 }
 

@@ -38,7 +38,7 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 	case len(parts) == 1:
 		rep = parts[0]
 	default:
-		rep = &report.Report{Package: plan.Package, Mode: string(opt.mode()), Jobs: max(opt.Jobs, 1), Mutants: []report.Mutant{}}
+		rep = &report.Report{Package: plan.Package, Mode: opt.mode(), Jobs: max(opt.Jobs, 1), Mutants: []report.Mutant{}}
 		if len(plan.Units) > 0 && plan.Units[0].Target != nil {
 			rep.Module = plan.Units[0].Target.Module
 		}

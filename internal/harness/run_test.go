@@ -142,9 +142,9 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		t.Fatalf("Run() error = %v", err)
 	}
 	checkMutants(t, rep, []report.Mutant{
-		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
-		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
-		{ID: "unreached", Status: report.NotCovered, Build: string(ModeSwitch), FailedTests: []string{}},
+		{ID: "flipped", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}},
+		{ID: "same", Status: report.Survived, Build: ModeSwitch, FailedTests: []string{}},
+		{ID: "unreached", Status: report.NotCovered, Build: ModeSwitch, FailedTests: []string{}},
 	})
 	if got := rep.Mutants[0].Failures[0].Message; got != "calc_test.go:6: Max(1, 2) = 1" {
 		t.Errorf("message = %q", got)
@@ -228,7 +228,7 @@ func TestRun_UnchangedTreeFromTheCache(t *testing.T) {
 	if len(seen) != 3 {
 		t.Errorf("the hook saw %v, want the cached baseline's 3 tests", seen)
 	}
-	checkMutants(t, rep, []report.Mutant{{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}}})
+	checkMutants(t, rep, []report.Mutant{{ID: "flipped", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}}})
 }
 
 // Each mutant's result is cached on its own: a run that adds a mutant to
@@ -256,8 +256,8 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 		t.Fatalf("cached %v, runs %q; want the baseline, the inactive run, the new mutant's run and the reference after it only", rep.Cached, again.runs)
 	}
 	checkMutants(t, rep, []report.Mutant{
-		{ID: "same", Status: report.Survived, Build: string(ModeSwitch), FailedTests: []string{}},
-		{ID: "flipped", Status: report.Killed, Build: string(ModeSwitch), FailedTests: []string{"TestMax"}},
+		{ID: "same", Status: report.Survived, Build: ModeSwitch, FailedTests: []string{}},
+		{ID: "flipped", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}},
 	})
 	if rep.Summary.Count(report.Killed) != 1 || rep.Summary.Count(report.Survived) != 1 {
 		t.Errorf("Summary = %+v", rep.Summary)

@@ -107,7 +107,7 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 		Module:     p.Target.Module,
 		Package:    p.Target.Rel,
 		GoVersion:  p.goEnv["GOVERSION"],
-		Mode:       string(cfg.mode()),
+		Mode:       cfg.mode(),
 		Jobs:       jobs,
 		Limit:      limit.Seconds(),
 		Baseline:   report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},

@@ -10,35 +10,36 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// Report is the result of one mutation run. Its JSON form is what
-// `mutate run -json` prints and `mutate check -results` reads.
+// Report is the result of one mutation run. Its JSON form (see wire.go)
+// is what `mutate run -json` prints and `mutate check -results` reads.
 type Report struct {
-	Module  string `json:"module"`
-	Package string `json:"package"` // relative to the module root, such as "./stock"; or a pattern, "./..."
+	Module  string
+	Package string // relative to the module root, such as "./stock"; or a pattern, "./..."
 	// Packages are the packages of a run of a pattern; their mutants' ids
 	// and tests' names are qualified ("lease:TestX", see Qualify).
-	Packages []string `json:"packages,omitempty"`
+	Packages []string
 	// Shard says which slice of the whole run this report is (-shard).
-	Shard     *Shard   `json:"shard,omitempty"`
-	GoVersion string   `json:"go_version"`
-	Mode      string   `json:"mode"`
-	Jobs      int      `json:"jobs"`
-	Limit     float64  `json:"timeout_seconds"` // per mutant run
-	Baseline  Baseline `json:"baseline"`
-	Mutants   []Mutant `json:"mutants"`
+	Shard     *Shard
+	GoVersion string
+	Mode      Mode
+	Jobs      int
+	Limit     float64 // per mutant run
+	Baseline  Baseline
+	Mutants   []Mutant
 	// FlakyTests are the tests that passed and failed in runs with the
 	// same flags and no mutant: their failures are never kills. Sorted.
-	FlakyTests []string `json:"flaky_tests,omitempty"`
-	Summary    Summary  `json:"summary"`
-	Seconds    float64  `json:"seconds"` // the whole run, wall clock
-	Cached     bool     `json:"cached,omitempty"`
+	FlakyTests []string
+	Summary    Summary
+	Seconds    float64 // the whole run, wall clock
+	Cached     bool
 	// Dropped are the generated mutants that are not valid Go (a string
 	// that an arithmetic operator would subtract, say): not counted, not
 	// an error.
-	Dropped []Dropped `json:"dropped,omitempty"`
+	Dropped []Dropped
 }
 
 // Dropped is a generated mutant left out of a run, and why.
@@ -70,63 +71,63 @@ type Baseline struct {
 
 // Mutant is the outcome of one mutant.
 type Mutant struct {
-	ID string `json:"id"`
+	ID string
 	// Package is the mutant's package in a run of a pattern.
-	Package string `json:"package,omitempty"`
+	Package string
 	// Ordinal is the mutant's place in the whole run, from 1, in a
 	// sharded run: merge puts the shards' mutants back in this order.
-	Ordinal int    `json:"ordinal,omitempty"`
-	Step    int    `json:"step"`
-	Title   string `json:"title"`
-	Target  string `json:"target"`
-	Kind    string `json:"kind,omitempty"` // of the rewrite: expr, stmt, body, string
+	Ordinal int
+	Step    int
+	Title   string
+	Target  string
+	Kind    mutation.Kind // of the rewrite: expr, stmt, body, string
 	// Operator is the rule that generated the mutant (go tool mutate run
 	// -generate); empty for one written by hand.
-	Operator string `json:"operator,omitempty"`
-	File     string `json:"file"` // relative to the module root
-	Line     int    `json:"line"`
+	Operator mutation.Operator
+	File     string // relative to the module root
+	Line     int
 	// Location is where the rewritten node is in the file (end exclusive),
 	// and Replacement the source that takes its place.
-	Location    *Location `json:"location,omitempty"`
-	Replacement string    `json:"replacement,omitempty"`
+	Location    *Location
+	Replacement string
 	// Contract, Rationale and Seed are what a catalog says the mutant
 	// stands for: the contract it breaks, why the contract says so, and
 	// the faulty fragment as a design note wrote it.
-	Contract  string `json:"contract,omitempty"`
-	Rationale string `json:"rationale,omitempty"`
-	Seed      string `json:"seed,omitempty"`
+	Contract  string
+	Rationale string
+	Seed      string
 	// Diff is the mutant as a unified diff against the code.
-	Diff        string   `json:"diff,omitempty"`
-	Status      Status   `json:"status"`
-	Build       string   `json:"build"`        // "switch": the one switched build; "overlay": a build of its own
-	FailedTests []string `json:"failed_tests"` // sorted; a subtest is "Parent/sub"; never null
+	Diff        string
+	Status      Status
+	Build       Mode     // "switch": the one switched build; "overlay": a build of its own
+	FailedTests []string // sorted; a subtest is "Parent/sub"; never null
 	// CoveredBy are the top-level tests that reach the mutant's site, the
 	// only ones its run needs; absent when that is not known (a mutant
 	// with a build of its own runs them all).
-	CoveredBy []string `json:"covered_by,omitempty"`
+	CoveredBy []string
 	// FirstFailureOnly says that the run stopped at its first failing
 	// test (a generated mutant without -full): FailedTests is not the
 	// whole set that fails, and predictions cannot be compared with it.
-	FirstFailureOnly bool `json:"first_failure_only,omitempty"`
+	FirstFailureOnly bool
 	// Partial says that the run was stopped at its limit after some tests
 	// had failed: FailedTests are those that failed before it, and others
 	// might have.
-	Partial  bool      `json:"partial,omitempty"`
-	Failures []Failure `json:"failures"` // one per failed test, in the same order; never null
+	Partial  bool
+	Failures []Failure // one per failed test, in the same order; never null
 	// SkippedTests are the tests that passed without the mutant and
 	// skipped under it. Sorted.
-	SkippedTests []string `json:"skipped_tests,omitempty"`
+	SkippedTests []string
 	// FlakyTests are the tests that failed under the mutant but are not
 	// counted as killers: they passed when run again under it, or failed
 	// without it too. Sorted.
-	FlakyTests []string `json:"flaky_tests,omitempty"`
+	FlakyTests []string
 	// Reason says, for a crashed or timed-out mutant, how its run ended;
 	// Running names the tests that had started and not finished then.
-	Reason      string   `json:"reason,omitempty"`
-	Running     []string `json:"running,omitempty"`
-	Output      string   `json:"output,omitempty"` // the compiler's messages, or the binary's output outside any test
-	Seconds     float64  `json:"seconds"`          // wall clock of its build, if it had its own, and its test run
-	TestSeconds float64  `json:"test_seconds"`     // of which the test binary ran
+	Reason      string
+	Running     []string
+	Output      string  // the compiler's messages, or the binary's output outside any test
+	Seconds     float64 // wall clock of its build, if it had its own, and its test run
+	TestSeconds float64 // of which the test binary ran
 }
 
 // Location is a range of a file: start inclusive, end exclusive.
@@ -304,3 +305,13 @@ func ReadFile(path string) (*Report, error) {
 	}
 	return &r, nil
 }
+
+// Mode is how mutants are built: one switched build that holds them all,
+// or a build of each one's own.
+type Mode string
+
+// Modes of a build.
+const (
+	ModeSwitch  Mode = "switch"  // one build for all mutants, chosen at run time
+	ModeOverlay Mode = "overlay" // one build per mutant
+)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -205,5 +206,43 @@ func TestReadFile_NullListsReadAsEmpty(t *testing.T) {
 	}
 	if m := r.Mutants[0]; m.FailedTests == nil || m.Failures == nil {
 		t.Fatalf("FailedTests, Failures = %#v, %#v; want empty lists", m.FailedTests, m.Failures)
+	}
+}
+
+// The JSON form carries its version: one written before versions (1) is
+// read, one of a later version is refused, with a reason.
+func TestReadFile_VersionsItReads(t *testing.T) {
+	data, err := json.Marshal(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["version"] != float64(Version) {
+		t.Fatalf("version = %v, want %d", doc["version"], Version)
+	}
+	for _, tc := range []struct {
+		version any
+		ok      bool
+	}{{nil, true}, {1, true}, {Version, true}, {Version + 1, false}} {
+		if tc.version == nil {
+			delete(doc, "version")
+		} else {
+			doc["version"] = tc.version
+		}
+		data, _ := json.Marshal(doc)
+		path := filepath.Join(t.TempDir(), "run.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadFile(path)
+		if tc.ok && (err != nil || r.Mutants[0].Kind != "" || r.Mode != ModeSwitch || r.Mutants[1].Status != Survived) {
+			t.Errorf("ReadFile(version %v) = %v; want the report", tc.version, err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "a newer mutate wrote it")) {
+			t.Errorf("ReadFile(version %v) error = %v, want it refused", tc.version, err)
+		}
 	}
 }

@@ -131,12 +131,12 @@ func (r *Report) Stryker(src Sources) *Stryker {
 			f = strykerFile{Language: "go", Source: src.Files[m.File], Mutants: []strykerMutant{}}
 		}
 		sm := strykerMutant{
-			ID: m.ID, MutatorName: m.Kind, Description: m.Title, Replacement: m.Replacement,
+			ID: m.ID, MutatorName: string(m.Kind), Description: m.Title, Replacement: m.Replacement,
 			Status: m.Status.def().stryker, KilledBy: m.FailedTests, CoveredBy: m.CoveredBy, Duration: int64(m.TestSeconds * 1000),
 		}
 		switch {
 		case m.Operator != "":
-			sm.MutatorName = m.Operator
+			sm.MutatorName = string(m.Operator)
 		case sm.MutatorName == "":
 			sm.MutatorName = "fragment"
 		}

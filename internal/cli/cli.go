@@ -34,7 +34,8 @@ Commands:
   check FILE... run the mutants and compare with the predictions in FILEs
   report        regenerate the generated parts of a report document from a run
   merge FILE... join the results of the shards of a run (run -shard k/n -json)
-  help [CMD]    print this, or a command's usage and flags
+  help [CMD]    print this, or a command's usage and flags; help statuses
+                and help exit-codes say what each status and exit code means
 
 The mutants are those of the module's mutants/catalog.yaml, or of the files
 given with -mutants; each file names the package it mutates (-pkg
@@ -98,17 +99,28 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitCode(ctx, c, cmd(ctx, c, args))
 }
 
+// topics are the help pages that are not a command's.
+var topics = map[string]func() string{
+	"statuses":   report.StatusReference,
+	"exit-codes": report.ExitReference,
+}
+
 // help prints the usage, or with a command's name that command's usage
-// and flags, to stdout.
+// and flags, or a topic, to stdout.
 func help(ctx context.Context, c *call, args []string) error {
 	switch len(args) {
 	case 0:
 		fmt.Fprint(c.stdout, usage)
 		return nil
 	case 1:
+		if topic, ok := topics[args[0]]; ok {
+			fmt.Fprint(c.stdout, topic())
+			return nil
+		}
 		cmd, ok := commands[args[0]]
 		if !ok {
-			return fmt.Errorf("unknown command %q%s; the commands are: %s", args[0], suggest.Hint(args[0], commandNames()), strings.Join(commandNames(), ", "))
+			names := append(commandNames(), slices.Sorted(maps.Keys(topics))...)
+			return fmt.Errorf("unknown command or topic %q%s; there are: %s", args[0], suggest.Hint(args[0], names), strings.Join(names, ", "))
 		}
 		// A command asked for -h prints its usage to its stderr.
 		return cmd(ctx, &call{name: args[0], stdout: c.stdout, stderr: c.stdout, dir: c.dir}, []string{"-h"})

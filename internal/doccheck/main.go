@@ -17,6 +17,18 @@
 // has already run on the same files (CI's own steps), which is not run
 // again.
 //
+// A sample of output is checked too. A Markdown comment line
+//
+//	<!-- output of: CMD -->
+//
+// followed by a fenced block says that the block is what CMD prints on
+// stdout: CMD runs in its place among the commands (with "# exit N" as
+// above), and its output must match the block line by line, where a line
+// "..." stands for any number of lines and "…" within a line for any
+// text (a time, a count of seconds). When the command just before it is
+// the same, that command's output is the one compared. A sample shown
+// this way cannot go stale: the next CI run fails.
+//
 // The workflow's step that gives feedback on the learners' prediction
 // files is also run twice more: with an invalid prediction file added it
 // must fail, and with a valid one that is not exact it must pass.
@@ -102,6 +114,11 @@ type command struct {
 	script   string // bash source
 	want     int    // the exit code the documentation says
 	feedback bool   // the workflow step that scores the prediction files
+	// sample is the output the documentation shows for the command
+	// (lines, "..." and "…" as wildcards), and sampleAt where; nil when
+	// it shows none.
+	sample   []string
+	sampleAt string
 }
 
 func commandsOf(file string) ([]command, error) {
@@ -115,15 +132,38 @@ func commandsOf(file string) ([]command, error) {
 	return markdownCommands(file, string(data)), nil
 }
 
-var exitComment = regexp.MustCompile(`#\s*exit (\d+)\b`)
+var (
+	exitComment   = regexp.MustCompile(`#\s*exit (\d+)\b`)
+	outputComment = regexp.MustCompile(`^<!--\s*output of:\s*(.*?)\s*-->$`)
+)
 
-// markdownCommands returns the lines of the ```sh blocks of a document.
+// markdownCommands returns the lines of the ```sh blocks of a document,
+// and the commands of its samples (see the package's comment).
 func markdownCommands(file, doc string) []command {
 	var cmds []command
+	lines := strings.Split(doc, "\n")
 	inBlock := false
 	pending := ""
-	for i, line := range strings.Split(doc, "\n") {
-		trimmed := strings.TrimSpace(line)
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
+		if m := outputComment.FindStringSubmatch(trimmed); !inBlock && m != nil {
+			c := command{where: fmt.Sprintf("%s, line %d", file, i+1), script: m[1], want: exitOf(m[1])}
+			sample, end := fencedBlock(lines, i+1)
+			if end < 0 {
+				c.sample = []string{"(no fenced block follows the comment)"}
+				c.sampleAt = c.where
+			} else {
+				c.sample = sample
+				c.sampleAt = fmt.Sprintf("%s, line %d", file, i+2)
+				i = end
+			}
+			if n := len(cmds); n > 0 && cmds[n-1].sample == nil && key(cmds[n-1]) == key(c) {
+				cmds[n-1].sample, cmds[n-1].sampleAt = c.sample, c.sampleAt
+				continue
+			}
+			cmds = append(cmds, c)
+			continue
+		}
 		switch {
 		case !inBlock && trimmed == "```sh":
 			inBlock = true
@@ -138,14 +178,108 @@ func markdownCommands(file, doc string) []command {
 			pending += strings.TrimSuffix(trimmed, `\`) + " "
 			continue
 		}
-		c := command{where: fmt.Sprintf("%s, line %d", file, i+1), script: pending + trimmed}
+		c := command{where: fmt.Sprintf("%s, line %d", file, i+1), script: pending + trimmed, want: exitOf(trimmed)}
 		pending = ""
-		if m := exitComment.FindStringSubmatch(trimmed); m != nil {
-			c.want, _ = strconv.Atoi(m[1])
-		}
 		cmds = append(cmds, c)
 	}
 	return cmds
+}
+
+// exitOf returns the exit code that a command's "# exit N" comment
+// documents, 0 without one.
+func exitOf(line string) int {
+	if m := exitComment.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+// fencedBlock returns the lines of the fenced block that starts at line
+// i (blank lines before it skipped), without its indentation, and the
+// index of its closing fence; -1 if no block starts there.
+func fencedBlock(lines []string, i int) ([]string, int) {
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[i]), "```") {
+		return nil, -1
+	}
+	indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " "))]
+	var body []string
+	for j := i + 1; j < len(lines); j++ {
+		if strings.TrimSpace(lines[j]) == "```" {
+			return body, j
+		}
+		body = append(body, strings.TrimRight(strings.TrimPrefix(lines[j], indent), " \t"))
+	}
+	return nil, -1
+}
+
+// matchSample reports whether out matches the sample: line by line, a
+// sample line "..." standing for any number of lines and "…" within a
+// line for any text. On a mismatch it returns the first sample line
+// that no way of matching got past.
+func matchSample(sample []string, out string) (ok bool, stuck string) {
+	got := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " \t")
+	}
+	for len(sample) > 0 && sample[len(sample)-1] == "" {
+		sample = sample[:len(sample)-1]
+	}
+	pats := make([]*regexp.Regexp, len(sample))
+	for i, s := range sample {
+		if strings.Contains(s, "…") {
+			parts := strings.Split(s, "…")
+			for j := range parts {
+				parts[j] = regexp.QuoteMeta(parts[j])
+			}
+			pats[i] = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+		}
+	}
+	lineOK := func(i, j int) bool {
+		if pats[i] != nil {
+			return pats[i].MatchString(got[j])
+		}
+		return sample[i] == got[j]
+	}
+	// reach[j]: the sample's first i lines can match got's first j.
+	reach := make([]bool, len(got)+1)
+	reach[0] = true
+	furthest := 0
+	for i := range sample {
+		next := make([]bool, len(got)+1)
+		any := false
+		for j := 0; j <= len(got); j++ {
+			if !reach[j] {
+				continue
+			}
+			if strings.TrimSpace(sample[i]) == "..." {
+				for k := j; k <= len(got); k++ {
+					next[k] = true
+				}
+				any = true
+				break
+			}
+			if j < len(got) && lineOK(i, j) {
+				next[j+1] = true
+				any = true
+			}
+		}
+		if !any {
+			return false, sample[furthest]
+		}
+		reach = next
+		furthest = i + 1
+	}
+	if !reach[len(got)] {
+		if furthest < len(sample) {
+			return false, sample[furthest]
+		}
+		return false, "(the end of the sample: the command printed more)"
+	}
+	return true, ""
 }
 
 // workflow is the part of a GitHub workflow file that doccheck reads. Jobs
@@ -197,8 +331,8 @@ func workflowCommands(file string, data []byte) ([]command, error) {
 }
 
 // runAll runs the commands in order in dir and returns how many did not
-// exit as documented. A command that ran before, or that done names, is
-// skipped.
+// exit as documented, or did not print their sample. A command that ran
+// before, or that done names, is skipped, unless it has a sample.
 func runAll(w io.Writer, dir string, cmds []command, done []string) int {
 	ran := map[string]string{}
 	for _, d := range done {
@@ -208,7 +342,7 @@ func runAll(w io.Writer, dir string, cmds []command, done []string) int {
 	failed := 0
 	for _, c := range cmds {
 		k := key(c)
-		if first, ok := ran[k]; ok {
+		if first, ok := ran[k]; ok && c.sample == nil {
 			fmt.Fprintf(w, "skip %s: ran already (%s)  %s\n", c.where, first, scriptHead(c.script))
 			continue
 		}
@@ -269,7 +403,14 @@ func check(w io.Writer, dir, summary string, c command, want int, variant string
 	cmd := exec.Command("bash", "-c", c.script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary)
-	out, err := cmd.CombinedOutput()
+	var stdout, all strings.Builder
+	cmd.Stderr = &all
+	cmd.Stdout = &all
+	if c.sample != nil && variant == "" {
+		cmd.Stdout = io.MultiWriter(&stdout, &all)
+	}
+	err := cmd.Run()
+	out := all.String()
 	got := 0
 	var ee *exec.ExitError
 	switch {
@@ -281,8 +422,18 @@ func check(w io.Writer, dir, summary string, c command, want int, variant string
 	}
 	if got != want {
 		fmt.Fprintf(w, "FAIL %s%s: exit %d, documented %d (%.1fs)\n  %s\n%s\n", c.where, variant, got, want, time.Since(start).Seconds(),
-			strings.ReplaceAll(c.script, "\n", "\n  "), indent(string(out)))
+			strings.ReplaceAll(c.script, "\n", "\n  "), indent(out))
 		return false
+	}
+	if c.sample != nil && variant == "" {
+		if ok, stuck := matchSample(c.sample, stdout.String()); !ok {
+			fmt.Fprintf(w, "FAIL %s: the sample at %s is not what it prints; no output matches its line\n    %s\n  it printed:\n%s\n",
+				c.where, c.sampleAt, stuck, indent(stdout.String()))
+			return false
+		}
+	}
+	if c.sample != nil && variant == "" {
+		variant = ", sample " + c.sampleAt
 	}
 	fmt.Fprintf(w, "ok   %s%s: exit %d (%.1fs)  %s\n", c.where, variant, got, time.Since(start).Seconds(), scriptHead(c.script))
 	return true

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestMarkdownCommands(t *testing.T) {
 		t.Fatalf("markdownCommands() = %+v, want %+v", got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("command %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
@@ -55,7 +56,7 @@ func TestWorkflowCommands(t *testing.T) {
 		t.Fatalf("workflowCommands() = %+v, want %+v", got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("command %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
@@ -94,5 +95,80 @@ func TestRunAll_EachDistinctCommandOnce(t *testing.T) {
 	data, _ := io.ReadAll(f)
 	if got := strings.Fields(string(data)); len(got) != 1 || got[0] != "once" {
 		t.Errorf("log = %q, want one line: once", data)
+	}
+}
+
+// A sample after a command is that command's; one after prose is a
+// command of its own; its block keeps its lines, unindented.
+func TestMarkdownCommands_Samples(t *testing.T) {
+	doc := strings.Join([]string{
+		"```sh",
+		"go tool mutate list",
+		"```",
+		"<!-- output of: go tool mutate list -->",
+		"```",
+		"STEP  ID",
+		"...",
+		"```",
+		"prose",
+		"   <!-- output of: go tool mutate check x.yaml  # exit 1 -->",
+		"   ```text",
+		"   x.yaml: 0 of 8 exact",
+		"   ```",
+		"<!-- output of: nothing follows -->",
+		"prose",
+	}, "\n")
+	got := markdownCommands("doc.md", doc)
+	if len(got) != 3 {
+		t.Fatalf("markdownCommands() = %+v, want 3 commands", got)
+	}
+	if got[0].script != "go tool mutate list" || strings.Join(got[0].sample, "|") != "STEP  ID|..." || got[0].sampleAt != "doc.md, line 5" {
+		t.Errorf("command 0 = %+v, want the list with its sample from line 5", got[0])
+	}
+	if got[1].script != "go tool mutate check x.yaml  # exit 1" || got[1].want != 1 || strings.Join(got[1].sample, "|") != "x.yaml: 0 of 8 exact" {
+		t.Errorf("command 1 = %+v, want check, exit 1, its sample unindented", got[1])
+	}
+	if got[2].sample == nil || got[2].sample[0] != "(no fenced block follows the comment)" {
+		t.Errorf("command 2 = %+v, want a sample that can match nothing", got[2])
+	}
+}
+
+func TestMatchSample(t *testing.T) {
+	out := "baseline: 122 tests passed in 2.3s\n\nSTEP  MUTANT\n1     a  killed  6.2s\n2     b  killed  4.8s\n\n8 mutants\n"
+	for _, tc := range []struct {
+		sample []string
+		ok     bool
+		stuck  string
+	}{
+		{[]string{"baseline: 122 tests passed in …s", "", "STEP  MUTANT", "...", "8 mutants"}, true, ""},
+		{[]string{"...", "2     b  killed  …s", "...", ""}, true, ""},
+		{[]string{"baseline: 122 tests passed in …s", "", "STEP  MUTANT", "2     b  killed  …s", "...", "8 mutants"}, false, "2     b  killed  …s"},
+		{[]string{"baseline: 98 tests passed in …s", "..."}, false, "baseline: 98 tests passed in …s"},
+		{[]string{"baseline: …", "", "STEP  MUTANT"}, false, "(the end of the sample: the command printed more)"},
+		{[]string{"...", "8 mutants", "more"}, false, "more"},
+	} {
+		ok, stuck := matchSample(tc.sample, out)
+		if ok != tc.ok || stuck != tc.stuck {
+			t.Errorf("matchSample(%q) = %v, %q; want %v, %q", tc.sample, ok, stuck, tc.ok, tc.stuck)
+		}
+	}
+}
+
+// A command with a sample runs even when the same command ran before,
+// and one whose output differs from its sample fails.
+func TestRunAll_Samples(t *testing.T) {
+	cmds := []command{
+		{where: "a, line 1", script: "echo hello"},
+		{where: "a, line 3", script: "echo hello", sample: []string{"hel…"}, sampleAt: "a, line 4"},
+		{where: "a, line 7", script: "printf 'one\\ntwo\\n'", sample: []string{"one", "three"}, sampleAt: "a, line 8"},
+	}
+	var out strings.Builder
+	if failed := runAll(&out, t.TempDir(), cmds, nil); failed != 1 {
+		t.Errorf("runAll() = %d failed, want 1:\n%s", failed, out.String())
+	}
+	for _, want := range []string{"ok   a, line 3, sample a, line 4: exit 0", "FAIL a, line 7: the sample at a, line 8 is not what it prints; no output matches its line\n    three"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -203,10 +203,12 @@ func mdText(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
+// truncate keeps the first lines of s and says how many it dropped; a
+// single line more is shown rather than counted.
 func truncate(s string, lines int) string {
 	ls := strings.Split(s, "\n")
-	if len(ls) <= lines {
+	if len(ls) <= lines+1 {
 		return s
 	}
-	return strings.Join(ls[:lines], "\n") + fmt.Sprintf("\n… %d more lines (-json has them all)", len(ls)-lines)
+	return strings.Join(ls[:lines], "\n") + "\n… " + text.Count(len(ls)-lines, "more line", "more lines") + " (-json has them all)"
 }

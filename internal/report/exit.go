@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Exit codes of mutate, for every command; what each means, by command, is
@@ -52,23 +54,30 @@ func ExitHelp(command string) string {
 	return strings.Join(parts, "; ") + "."
 }
 
-// ExitTable returns the exit codes as a Markdown table, a column per
-// command, for the documentation.
-func ExitTable() string {
+// ExitReference returns what every exit code means for every command, as
+// "mutate help exit-codes" prints it.
+func ExitReference() string {
 	var b strings.Builder
-	b.WriteString("| code | run, merge | check | report |\n|---|---|---|---|\n")
 	for _, e := range exitCodes {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", e.code, e.run, dash(e.check), dash(e.report))
+		if e.code != exitCodes[0].code {
+			b.WriteString("\n")
+		}
+		for i, part := range []struct{ cmds, what string }{
+			{"run, merge", e.run}, {"check", e.check}, {"report", e.report},
+		} {
+			if part.what == "" {
+				continue
+			}
+			code := "  "
+			if i == 0 {
+				code = fmt.Sprintf("%d ", e.code)
+			}
+			b.WriteString(code + text.Wrap(part.cmds+": "+part.what, 78, "  ") + "\n")
+		}
 	}
-	b.WriteString("\n`list`, `show`, `template` and `help` exit 0, or 2 on an error.\n")
+	b.WriteString("\nlist, show, template and help exit 0, or 2 on an error. When a run's\n" +
+		"mutants give several codes, 2 wins over 1, and 1 over 3.\n")
 	return b.String()
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
 }
 
 // exitRank orders exit codes by which wins when a run's mutants give

@@ -246,3 +246,43 @@ func TestReadFile_VersionsItReads(t *testing.T) {
 		}
 	}
 }
+
+// The reference of statuses gives, for each, how the score, the exit
+// code and each output count it, from the one table.
+func TestStatusReference(t *testing.T) {
+	ref := StatusReference()
+	for _, want := range []string{
+		"killed\n    a test failed",
+		"score: detected; exit code: 0; Stryker: Killed; JUnit: passed; GitHub\n    annotation: none",
+		"survived\n    every test of the baseline ran and passed",
+		"score: not detected; exit code: 1; Stryker: Survived; JUnit: failure;",
+		"build-failed\n    the mutant is not valid Go",
+		"score: not in the score; exit code: 2; Stryker: CompileError; JUnit:\n    error",
+		"timeout\n",
+		"score: detected; exit code: 3; Stryker: Timeout",
+	} {
+		if !strings.Contains(ref, want) {
+			t.Errorf("StatusReference() lacks %q:\n%s", want, ref)
+		}
+	}
+	for _, s := range Statuses() {
+		if !strings.HasPrefix(ref, string(s)+"\n") && !strings.Contains(ref, "\n\n"+string(s)+"\n") {
+			t.Errorf("StatusReference() has no entry for %s", s)
+		}
+	}
+}
+
+// The exit codes by command, in one place.
+func TestExitReference(t *testing.T) {
+	ref := ExitReference()
+	for _, want := range []string{
+		"0 run, merge: every mutant killed (or crashed)\n  check: every prediction in every file exact\n",
+		"\n\n1 run, merge: some mutant survived",
+		"\n  report: with -check, the document is out of date\n",
+		"\n\n3 run, merge: some mutant timed out, and none survived\n\nlist, show, template and help exit 0",
+	} {
+		if !strings.Contains(ref, want) {
+			t.Errorf("ExitReference() lacks %q:\n%s", want, ref)
+		}
+	}
+}

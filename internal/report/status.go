@@ -238,5 +238,33 @@ func StatusHelp() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// StatusReference returns every status with what it means and how each
+// output counts and shows it, as "mutate help statuses" prints it.
+func StatusReference() string {
+	var b strings.Builder
+	for i, d := range statuses {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		score := "not in the score"
+		switch {
+		case d.detected:
+			score = "detected"
+		case d.scored:
+			score = "not detected"
+		}
+		junit := map[junitOutcome]string{junitPass: "passed", junitFailure: "failure", junitError: "error"}[d.junit]
+		github := d.github
+		if github == "" {
+			github = "none"
+		}
+		fmt.Fprintf(&b, "%s\n", d.status)
+		b.WriteString("    " + text.Wrap(d.help, 78, "    ") + "\n")
+		b.WriteString("    " + text.Wrap(fmt.Sprintf("score: %s; exit code: %d; Stryker: %s; JUnit: %s; GitHub annotation: %s",
+			score, d.exit, d.stryker, junit, github), 78, "    ") + "\n")
+	}
+	return b.String()
+}
+
 // key returns the name of s's count in the JSON summary: build_failed.
 func (s Status) key() string { return strings.ReplaceAll(string(s), "-", "_") }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/internal/text"
@@ -34,8 +35,9 @@ Commands:
   check FILE... run the mutants and compare with the predictions in FILEs
   report        regenerate the generated parts of a report document from a run
   merge FILE... join the results of the shards of a run (run -shard k/n -json)
-  help [CMD]    print this, or a command's usage and flags; help statuses
-                and help exit-codes say what each status and exit code means
+  help [CMD]    print this, or a command's usage and flags; help statuses,
+                help exit-codes and help operators say what each status, exit
+                code and operator of -generate means
 
 The mutants are those of the module's mutants/catalog.yaml, or of the files
 given with -mutants; each file names the package it mutates (-pkg
@@ -103,6 +105,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var topics = map[string]func() string{
 	"statuses":   report.StatusReference,
 	"exit-codes": report.ExitReference,
+	"operators": func() string {
+		return "The operators of -generate, each with the rewrite it makes:\n\n" + mutation.OperatorHelp() +
+			"\nA //mutate:ignore comment on a line, or in a function's doc comment, keeps\nthem off it.\n"
+	},
 }
 
 // help prints the usage, or with a command's name that command's usage

@@ -31,7 +31,7 @@ var reportSummary = `Regenerate the generated blocks of a report document from a
 The blocks lie between <!-- BEGIN mutate report: NAME --> and
 <!-- END mutate report: NAME -->; the prose around them is left as it is.
 
-With -check the difference is printed. ` + text.Wrap("Exit codes: "+report.ExitHelp("report"), 78, "")
+` + text.Wrap("With -check the difference is printed. Exit codes: "+report.ExitHelp("report"), 78, "")
 
 // reportCmd regenerates the generated blocks of a report document.
 func reportCmd(ctx context.Context, c *call, args []string) error {

@@ -59,6 +59,11 @@ var defaultFiles = []string{
 	"docs/course.md",
 	"README.md",
 	"predictions/README.md",
+	"docs/commands.md",
+	"docs/statuses.md",
+	"docs/mutants.md",
+	"docs/generated.md",
+	"docs/internals.md",
 	".github/workflows/fencelab.yml",
 }
 

@@ -44,7 +44,7 @@ func TestLoadFile_EveryProblemWithItsPosition(t *testing.T) {
 	}
 	want := []string{
 		`testdata/files/many-problems.yaml:3:9: mutant Bad: id "Bad": use lower-case letters, digits and '-'`,
-		`testdata/files/many-problems.yaml:5:11: mutant Bad: unknown kind "exp": want one of body, expr, stmt, string`,
+		`testdata/files/many-problems.yaml:5:11: mutant Bad: unknown kind "exp" (did you mean "expr"?): want one of body, expr, stmt, string`,
 		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, target, kind, find, replace, occurrence, line`,
 		`testdata/files/many-problems.yaml:8:5: mutant typo: missing field "target" (needs: id, target, kind, find, replace)`,
 		`testdata/files/many-problems.yaml:14:11: want a whole number, got a string`,

@@ -128,7 +128,7 @@ func buildAll(ctx context.Context, cfg config, p *prepared) (bin string, sb *swi
 	pr := cfg.Progress
 	switching := cfg.mode() == ModeSwitch
 	if switching {
-		pr.Phase("building the test binary, and the switched build of %d mutants", len(p.Applied))
+		pr.Phase("building the test binary, and the switched build of %s", text.Count(len(p.Applied), "mutant", "mutants"))
 	} else {
 		pr.Phase("building the test binary")
 	}

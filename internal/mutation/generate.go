@@ -22,27 +22,60 @@ type Operator string
 // (statement removal) and cargo-mutants (a body that returns zero values),
 // and operators on the SQL that a function passes to database/sql.
 const (
-	OpBoundary     Operator = "boundary"      // < ↔ <=, > ↔ >=
-	OpNegation     Operator = "negation"      // == ↔ !=, < ↔ >=, > ↔ <=
-	OpArithmetic   Operator = "arithmetic"    // + ↔ -, * ↔ /, % → *
-	OpIncDec       Operator = "incdec"        // x++ ↔ x--
-	OpNegative     Operator = "negative"      // -x → x
-	OpLogical      Operator = "logical"       // && ↔ ||
-	OpRemoveCall   Operator = "remove-call"   // a call statement, or a defer, deleted
-	OpRemoveAssign Operator = "remove-assign" // an assignment (not a declaration) deleted
-	OpZeroReturn   Operator = "zero-return"   // the body returns zero values, or does nothing
-	OpSQLBoundary  Operator = "sql-boundary"  // in SQL: < ↔ <=, > ↔ >=
-	OpSQLNegation  Operator = "sql-negation"  // in SQL conditions: = ↔ !=
-	OpSQLWhere     Operator = "sql-where"     // in SQL: one AND term of a WHERE dropped
-	OpSQLConflict  Operator = "sql-conflict"  // in SQL: OR IGNORE ↔ OR REPLACE
+	OpBoundary     Operator = "boundary"
+	OpNegation     Operator = "negation"
+	OpArithmetic   Operator = "arithmetic"
+	OpIncDec       Operator = "incdec"
+	OpNegative     Operator = "negative"
+	OpLogical      Operator = "logical"
+	OpRemoveCall   Operator = "remove-call"
+	OpRemoveAssign Operator = "remove-assign"
+	OpZeroReturn   Operator = "zero-return"
+	OpSQLBoundary  Operator = "sql-boundary"
+	OpSQLNegation  Operator = "sql-negation"
+	OpSQLWhere     Operator = "sql-where"
+	OpSQLConflict  Operator = "sql-conflict"
 )
+
+// operators lists every operator with the rewrite it makes, in the order
+// Generate applies them at a place.
+var operators = []struct {
+	op   Operator
+	help string
+}{
+	{OpBoundary, "< ↔ <=, > ↔ >="},
+	{OpNegation, "== ↔ !=, < ↔ >=, > ↔ <="},
+	{OpArithmetic, "+ ↔ -, * ↔ /, % → * (not on strings)"},
+	{OpIncDec, "x++ ↔ x--"},
+	{OpNegative, "-x → x"},
+	{OpLogical, "&& ↔ ||"},
+	{OpRemoveCall, "a call statement, or a defer, deleted"},
+	{OpRemoveAssign, "an assignment (not a declaration) deleted"},
+	{OpZeroReturn, "the function body returns zero values, or does nothing"},
+	{OpSQLBoundary, "in SQL passed to database/sql: < ↔ <=, > ↔ >="},
+	{OpSQLNegation, "in SQL conditions: = ↔ !="},
+	{OpSQLWhere, "in SQL: one AND term of a WHERE dropped"},
+	{OpSQLConflict, "in SQL: OR IGNORE ↔ OR REPLACE"},
+}
 
 // Operators lists every operator, in the order Generate applies them at a
 // place.
-var Operators = []Operator{
-	OpBoundary, OpNegation, OpArithmetic, OpIncDec, OpNegative, OpLogical,
-	OpRemoveCall, OpRemoveAssign, OpZeroReturn,
-	OpSQLBoundary, OpSQLNegation, OpSQLWhere, OpSQLConflict,
+var Operators = func() []Operator {
+	list := make([]Operator, len(operators))
+	for i, o := range operators {
+		list[i] = o.op
+	}
+	return list
+}()
+
+// OperatorHelp returns every operator with the rewrite it makes, a line
+// each, as "mutate help operators" prints them.
+func OperatorHelp() string {
+	var b strings.Builder
+	for _, o := range operators {
+		fmt.Fprintf(&b, "  %-14s %s\n", o.op, o.help)
+	}
+	return b.String()
 }
 
 // binarySwaps is the data of the operators on binary expressions: for

@@ -34,14 +34,17 @@ var kinds = map[Kind]kind{
 	String: stringKind{},
 }
 
-func kindNames() string {
+// kindList returns the names of the kinds, sorted.
+func kindList() []string {
 	var names []string
 	for k := range kinds {
 		names = append(names, string(k))
 	}
 	slices.Sort(names)
-	return strings.Join(names, ", ")
+	return names
 }
+
+func kindNames() string { return strings.Join(kindList(), ", ") }
 
 // site is one place where a mutant applies: node is to be replaced by
 // with, and in the source the bytes from from to to by text.

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
@@ -108,7 +109,7 @@ func (m *Mutant) Problems() []error {
 	}
 	k, ok := kinds[m.Kind]
 	if !ok {
-		add("kind", "unknown kind %q: want one of %s", m.Kind, kindNames())
+		add("kind", "unknown kind %q%s: want one of %s", m.Kind, suggest.Hint(string(m.Kind), kindList()), kindNames())
 	}
 	switch {
 	case m.Find == "":

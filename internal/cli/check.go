@@ -14,7 +14,6 @@ import (
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
-	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
 var checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
@@ -63,7 +62,7 @@ func check(ctx context.Context, c *call, args []string) error {
 			}
 		}
 	}
-	lp := loader{files: fs.Args(), partial: *partial, class: *classPage != ""}
+	lp := &predict.Loader{Files: fs.Args(), Partial: *partial, Class: *classPage != ""}
 
 	var (
 		rep *report.Report
@@ -84,10 +83,10 @@ func check(ctx context.Context, c *call, args []string) error {
 		for _, d := range rep.Dropped {
 			known.Mutants = append(known.Mutants, d.ID)
 		}
-		if pfs, err = lp.load(known); err != nil {
+		if pfs, err = lp.Load(known); err != nil {
 			return err
 		}
-	} else if rep, pfs, err = runChecked(ctx, c, &sel, &rf, &lp, &out); err != nil {
+	} else if rep, pfs, err = runChecked(ctx, c, &sel, &rf, lp, &out); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -99,7 +98,7 @@ func check(ctx context.Context, c *call, args []string) error {
 	}
 	class := predict.NewClass(scores)
 	if *classPage != "" {
-		if err := c.writeFile(*classPage, "the class page", func(w io.Writer) error { return class.WriteHTML(w, lp.invalid) }); err != nil {
+		if err := c.writeFile(*classPage, "the class page", func(w io.Writer) error { return class.WriteHTML(w, lp.Invalid) }); err != nil {
 			return err
 		}
 	}
@@ -114,10 +113,10 @@ func check(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(lp.problems) > 0 {
+	if len(lp.Problems) > 0 {
 		// The class was compared without the invalid files; they are
 		// still an error.
-		return lp.problems
+		return lp.Problems
 	}
 	if !class.AllExact() {
 		return verdict(1)
@@ -131,7 +130,7 @@ func check(ctx context.Context, c *call, args []string) error {
 // subtest names is checked before anything runs; subtest names, known only
 // from a run of the suite, after the baseline and before any mutant (in a
 // run of a pattern, after the run).
-func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *loader, out *outputs) (*report.Report, []*predict.File, error) {
+func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
@@ -164,13 +163,13 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 			top = append(top, u.Qual+name)
 		}
 	}
-	pfs, err := lp.load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
+	pfs, err := lp.Load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
 	if err != nil {
 		return nil, nil, err
 	}
 	opt := rf.options(pr)
 	recheck := func(tests []string) error {
-		pfs, err = lp.recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests})
+		pfs, err = lp.Recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests})
 		return err
 	}
 	if !plan.Multi {
@@ -189,70 +188,6 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 		return nil, nil, err
 	}
 	return rep, pfs, nil
-}
-
-// loader loads prediction files. For a class page an invalid file does
-// not stop the others: it is set aside, with its problems, as long as one
-// file is valid.
-type loader struct {
-	files    []string
-	partial  bool
-	class    bool
-	invalid  []predict.Invalid
-	problems yamlfile.Errors // of the invalid files
-}
-
-// load loads every file, and returns the valid ones or every problem of
-// every file.
-func (lp *loader) load(known predict.Known) ([]*predict.File, error) {
-	var pfs []*predict.File
-	for _, path := range lp.files {
-		f, err := predict.Load(path, known, lp.partial)
-		if err != nil {
-			lp.setAside(path, problemsOf(err))
-			continue
-		}
-		pfs = append(pfs, f)
-	}
-	return lp.result(pfs)
-}
-
-// recheck checks the files again with the full test names of a baseline.
-func (lp *loader) recheck(pfs []*predict.File, known predict.Known) ([]*predict.File, error) {
-	var valid []*predict.File
-	for _, pf := range pfs {
-		if errs := pf.Check(known, lp.partial); len(errs) > 0 {
-			lp.setAside(pf.Path, errs)
-			continue
-		}
-		valid = append(valid, pf)
-	}
-	return lp.result(valid)
-}
-
-func (lp *loader) setAside(path string, errs yamlfile.Errors) {
-	inv := predict.Invalid{File: path}
-	for _, e := range errs {
-		inv.Problems = append(inv.Problems, e.Error())
-	}
-	lp.invalid = append(lp.invalid, inv)
-	lp.problems = append(lp.problems, errs...)
-}
-
-func (lp *loader) result(valid []*predict.File) ([]*predict.File, error) {
-	if len(lp.problems) > 0 && (!lp.class || len(valid) == 0) {
-		return nil, lp.problems
-	}
-	return valid, nil
-}
-
-// problemsOf returns the problems of a file's error: its list, or itself.
-func problemsOf(err error) yamlfile.Errors {
-	var list yamlfile.Errors
-	if errors.As(err, &list) {
-		return list
-	}
-	return yamlfile.Errors{err}
 }
 
 func reportIDs(rep *report.Report) []string {

@@ -1,0 +1,72 @@
+package predict
+
+import (
+	"errors"
+
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// Loader loads the prediction files of a class. For a class page an
+// invalid file does not stop the others: it is set aside, with its
+// problems, as long as one file is valid.
+type Loader struct {
+	Files   []string
+	Partial bool // files may predict only some of the mutants
+	Class   bool // set invalid files aside instead of failing
+	// Invalid are the files set aside, and Problems their problems.
+	Invalid  []Invalid
+	Problems yamlfile.Errors
+}
+
+// Load loads every file, and returns the valid ones or every problem of
+// every file.
+func (lp *Loader) Load(known Known) ([]*File, error) {
+	var pfs []*File
+	for _, path := range lp.Files {
+		f, err := Load(path, known, lp.Partial)
+		if err != nil {
+			lp.setAside(path, problemsOf(err))
+			continue
+		}
+		pfs = append(pfs, f)
+	}
+	return lp.result(pfs)
+}
+
+// Recheck checks the files again with the full test names of a baseline.
+func (lp *Loader) Recheck(pfs []*File, known Known) ([]*File, error) {
+	var valid []*File
+	for _, pf := range pfs {
+		if errs := pf.Check(known, lp.Partial); len(errs) > 0 {
+			lp.setAside(pf.Path, errs)
+			continue
+		}
+		valid = append(valid, pf)
+	}
+	return lp.result(valid)
+}
+
+func (lp *Loader) setAside(path string, errs yamlfile.Errors) {
+	inv := Invalid{File: path}
+	for _, e := range errs {
+		inv.Problems = append(inv.Problems, e.Error())
+	}
+	lp.Invalid = append(lp.Invalid, inv)
+	lp.Problems = append(lp.Problems, errs...)
+}
+
+func (lp *Loader) result(valid []*File) ([]*File, error) {
+	if len(lp.Problems) > 0 && (!lp.Class || len(valid) == 0) {
+		return nil, lp.Problems
+	}
+	return valid, nil
+}
+
+// problemsOf returns the problems of a file's error: its list, or itself.
+func problemsOf(err error) yamlfile.Errors {
+	var list yamlfile.Errors
+	if errors.As(err, &list) {
+		return list
+	}
+	return yamlfile.Errors{err}
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
@@ -17,19 +19,19 @@ import (
 )
 
 var checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
-runs if one is invalid), run the mutants (or read the results of a run with
--results), and show, per mutant, what was predicted, what failed, what was
-missed and what was wrong, with a score per file and a class summary.
+runs if one is invalid), run the mutants (or read a run's -results), and show
+per mutant what was predicted, failed, missed and wrong, with a score per file
+and a class summary. The model answer (the catalog's report.predictions) is
+shown apart, in no class figure. A mutant is worth its points: (catalog, 1 by
+default), earned by an exact prediction, or with -credit partial in proportion
+to its F1 = 2·right / (2·right + wrong + missed).
 
-With -html, the class page: a row per learner and a column per mutant
-(exact, differs, not predicted, invalid), per learner precision and recall,
-per mutant the share of the class exact and the tests missed most often.
-For a class an invalid file does not stop the others: it is a row of
-invalid cells, its problems are on the page and on stderr, and the exit
-code is 2.
-
-It takes the flags of run that choose the mutants (-mutants, -pkg, -only,
--generate, -diff, -shard); generated mutants run to the end, as with -full.
+-html writes the class page (learners × mutants), -csv a row per file; an
+invalid file does not stop a class: it earns nothing, its problems go to
+stderr and the page, and check exits 2. -gradescope and -classroom grade one
+learner's file as Gradescope's results.json or a GitHub Classroom runner's
+result. It takes run's flags that choose the mutants; generated mutants run
+to the end, as with -full.
 
 ` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
@@ -43,7 +45,13 @@ func check(ctx context.Context, c *call, args []string) error {
 	partial := fs.Bool("partial", false, "allow files that predict only some of the mutants")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
-	classPage := fs.String("html", "", "also write the class page to `file`: learners × mutants, as HTML")
+	creditFlag := fs.String("credit", "exact", "`how` a prediction earns its mutant's points: exact (all or nothing) or partial (in proportion to its F1)")
+	var g predict.Outputs
+	fs.StringVar(&g.HTML, "html", "", "also write the class page to `file`: learners × mutants, as HTML")
+	fs.StringVar(&g.CSV, "csv", "", "also write a row per prediction file to `file`, as CSV")
+	fs.StringVar(&g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
+	fs.StringVar(&g.Visibility, "visibility", "visible", "`when` Gradescope shows the grade: "+strings.Join(predict.Visibilities, ", "))
+	fs.StringVar(&g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")
 	var out outputs
 	fs.StringVar(&out.stryker, "stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
 	if err := parse(fs, args); err != nil {
@@ -55,19 +63,31 @@ func check(ctx context.Context, c *call, args []string) error {
 	if *asJSON && *markdown {
 		return errors.New("-json and -markdown exclude each other")
 	}
-	for _, file := range []string{*classPage, out.stryker} {
+	credit, err := predict.ParseCredit(*creditFlag)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(predict.Visibilities, g.Visibility) {
+		return fmt.Errorf("-visibility %q: want one of %s", g.Visibility, strings.Join(predict.Visibilities, ", "))
+	}
+	for _, file := range append(g.Paths(), out.stryker) {
 		if file != "" {
 			if err := checkOutput(file, true); err != nil {
 				return err
 			}
 		}
 	}
-	lp := &predict.Loader{Files: fs.Args(), Partial: *partial, Class: *classPage != ""}
+	if !sel.generate {
+		g.Model = exercise.ModelAnswer(".", sel.files)
+	}
+	if err := g.OneSubmission(fs.Args()); err != nil {
+		return err
+	}
+	lp := &predict.Loader{Files: fs.Args(), Partial: *partial, Class: g.HTML != "" || g.CSV != "" || g.Grading()}
 
 	var (
 		rep *report.Report
 		pfs []*predict.File
-		err error
 	)
 	if *results != "" {
 		if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "stryker"); len(set) > 0 {
@@ -76,31 +96,25 @@ func check(ctx context.Context, c *call, args []string) error {
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
-		// A generated mutant dropped as not valid Go is still one that a
-		// file (a template) may predict.
-		ran := reportIDs(rep)
-		known := predict.Known{Mutants: ran, Required: ran, Tests: rep.Baseline.TestNames}
-		for _, d := range rep.Dropped {
-			known.Mutants = append(known.Mutants, d.ID)
+		pfs, err = lp.Load(predict.KnownOf(rep))
+	} else {
+		rep, pfs, err = runChecked(ctx, c, &sel, &rf, lp, &out)
+	}
+	if err != nil {
+		if rep != nil && g.Grading() && len(lp.Invalid) > 0 {
+			// The file is invalid: its grade is 0, and says why.
+			if gerr := writeGrades(c, &g, predict.NewClass(nil, lp.Invalid), rep); gerr != nil {
+				return gerr
+			}
 		}
-		if pfs, err = lp.Load(known); err != nil {
-			return err
-		}
-	} else if rep, pfs, err = runChecked(ctx, c, &sel, &rf, lp, &out); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
 		return err
 	}
-	var scores []*predict.Score
-	for _, pf := range pfs {
-		scores = append(scores, predict.Compare(pf, rep))
-	}
-	class := predict.NewClass(scores)
-	if *classPage != "" {
-		if err := c.writeFile(*classPage, "the class page", func(w io.Writer) error { return class.WriteHTML(w, lp.Invalid) }); err != nil {
-			return err
-		}
+	class := g.Class(pfs, lp.Invalid, rep, credit)
+	if err := writeGrades(c, &g, class, rep); err != nil {
+		return err
 	}
 	switch {
 	case *asJSON:
@@ -124,9 +138,28 @@ func check(ctx context.Context, c *call, args []string) error {
 	return nil
 }
 
+// writeGrades writes the course's files of class, graded against rep.
+func writeGrades(c *call, g *predict.Outputs, class *predict.Class, rep *report.Report) error {
+	files, err := g.Files(class, rep)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.Note != "" {
+			fmt.Fprintf(c.stderr, "mutate check: %s\n", f.Note)
+		}
+		if err := c.writeFile(f.Path, f.What, f.Write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runChecked validates the prediction files, runs the mutants (or takes
 // their results from the cache), writes the run to out's files, and
-// returns the report and the valid files. Everything in the files but
+// returns the report and the valid files. When a file is invalid, the
+// report it returns with the error has the mutants that were to run, for
+// a grade of nothing. Everything in the files but
 // subtest names is checked before anything runs; subtest names, known only
 // from a run of the suite, after the baseline and before any mutant (in a
 // run of a pattern, after the run).
@@ -165,7 +198,7 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	}
 	pfs, err := lp.Load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
 	if err != nil {
-		return nil, nil, err
+		return toRun(plan), nil, err
 	}
 	opt := rf.options(pr)
 	recheck := func(tests []string) error {
@@ -177,17 +210,30 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	}
 	rep, err := harness.Run(ctx, plan, opt)
 	if err != nil {
-		return nil, nil, err
+		return toRun(plan), nil, err
 	}
 	if plan.Multi {
 		if err := recheck(rep.Baseline.TestNames); err != nil {
-			return nil, nil, err
+			return toRun(plan), nil, err
 		}
 	}
 	if err := out.writeFiles(c, plan.Root, rep); err != nil {
 		return nil, nil, err
 	}
 	return rep, pfs, nil
+}
+
+// toRun returns a report of the mutants that plan runs, with nothing
+// run: what a prediction of each is worth.
+func toRun(plan *exercise.Plan) *report.Report {
+	rep := &report.Report{}
+	for _, u := range plan.Units {
+		for _, a := range u.Applied {
+			m := a.Mutant
+			rep.Mutants = append(rep.Mutants, report.Mutant{ID: u.Qual + m.ID, Step: m.Step, Title: m.Title, Points: m.Points})
+		}
+	}
+	return rep
 }
 
 func reportIDs(rep *report.Report) []string {

@@ -112,7 +112,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 		if err != nil {
 			return err
 		}
-		in.Predictions, in.Score = cat.Report.Predictions, predict.Compare(pf, &catRep)
+		in.Predictions, in.Score = cat.Report.Predictions, predict.Compare(pf, &catRep, predict.CreditExact)
 	}
 
 	doc := cat.Report.File

@@ -29,20 +29,31 @@
 // the same, that command's output is the one compared. A sample shown
 // this way cannot go stale: the next CI run fails.
 //
+// A workflow step's outputs (what it writes to $GITHUB_OUTPUT) are kept
+// by its id; a step that uses GitHub Classroom's autograding reporter is
+// checked as the reporter would read its runners: each runner's
+// RUNNER_RESULTS variable, an expression of a step's output, must hold
+// base64 of a JSON result with a max_score and tests, each with a name,
+// a status and a score.
+//
 // The workflow's step that gives feedback on the learners' prediction
 // files is also run twice more: with an invalid prediction file added it
 // must fail, and with a valid one that is not exact it must pass.
 package main
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +75,7 @@ var defaultFiles = []string{
 	"docs/mutants.md",
 	"docs/generated.md",
 	"docs/internals.md",
+	"docs/classroom.yml",
 	".github/workflows/fencelab.yml",
 }
 
@@ -124,6 +136,11 @@ type command struct {
 	// it shows none.
 	sample   []string
 	sampleAt string
+	// id is a workflow step's id, whose outputs later steps read.
+	id string
+	// runners maps each runner of a step that uses the autograding
+	// reporter to the expression of its results; the step has no script.
+	runners map[string]string
 }
 
 func commandsOf(file string) ([]command, error) {
@@ -295,10 +312,18 @@ type workflow struct {
 
 type job struct {
 	Steps []struct {
-		Name string `yaml:"name"`
-		Run  string `yaml:"run"`
+		Name string            `yaml:"name"`
+		ID   string            `yaml:"id"`
+		Run  string            `yaml:"run"`
+		Uses string            `yaml:"uses"`
+		Env  map[string]string `yaml:"env"`
+		With map[string]string `yaml:"with"`
 	} `yaml:"steps"`
 }
+
+// reporterAction is GitHub Classroom's action that collects the results
+// of the autograding runners.
+const reporterAction = "classroom-resources/autograding-grading-reporter@"
 
 // workflowCommands returns the run scripts of every step of every job, in
 // the order of the file.
@@ -321,14 +346,25 @@ func workflowCommands(file string, data []byte) ([]command, error) {
 			return nil, fmt.Errorf("%s: job %v: %w", file, item.Key, err)
 		}
 		for i, step := range j.Steps {
+			where := fmt.Sprintf("%s, job %v, step %d (%s)", file, item.Key, i+1, step.Name)
+			if strings.HasPrefix(step.Uses, reporterAction) {
+				c := command{where: where, runners: map[string]string{}}
+				for _, r := range strings.Split(step.With["runners"], ",") {
+					r = strings.TrimSpace(r)
+					c.runners[r] = step.Env[strings.ToUpper(r)+"_RESULTS"]
+				}
+				cmds = append(cmds, c)
+				continue
+			}
 			if step.Run == "" {
 				continue
 			}
 			// GitHub runs a step's script with bash -e -o pipefail.
 			cmds = append(cmds, command{
-				where:    fmt.Sprintf("%s, job %v, step %d (%s)", file, item.Key, i+1, step.Name),
+				where:    where,
+				id:       step.ID,
 				script:   "set -eo pipefail\n" + step.Run,
-				feedback: strings.Contains(step.Run, "mutate check") && strings.Contains(step.Run, "predictions/*.yaml"),
+				feedback: strings.Contains(step.Run, "mutate check -markdown") && strings.Contains(step.Run, "predictions/*.yaml"),
 			})
 		}
 	}
@@ -344,16 +380,31 @@ func runAll(w io.Writer, dir string, cmds []command, done []string) int {
 		ran[key(command{script: d})] = "-done"
 	}
 	summary := filepath.Join(dir, ".step-summary")
+	outputs := map[string]map[string]string{}
 	failed := 0
 	for _, c := range cmds {
+		if c.runners != nil {
+			if err := checkRunners(c.runners, outputs); err != nil {
+				fmt.Fprintf(w, "FAIL %s: %v\n", c.where, err)
+				failed++
+			} else {
+				fmt.Fprintf(w, "ok   %s: the reporter reads %s\n", c.where, strings.Join(slices.Sorted(maps.Keys(c.runners)), ", "))
+			}
+			continue
+		}
 		k := key(c)
 		if first, ok := ran[k]; ok && c.sample == nil {
 			fmt.Fprintf(w, "skip %s: ran already (%s)  %s\n", c.where, first, scriptHead(c.script))
 			continue
 		}
 		ran[k] = c.where
+		out := filepath.Join(dir, ".step-output")
+		os.Remove(out)
 		if !check(w, dir, summary, c, c.want, "") {
 			failed++
+		}
+		if c.id != "" {
+			outputs[c.id] = readOutputs(out)
 		}
 		if c.feedback {
 			failed += checkFeedback(w, dir, summary, c)
@@ -407,7 +458,7 @@ func check(w io.Writer, dir, summary string, c command, want int, variant string
 	start := time.Now()
 	cmd := exec.Command("bash", "-c", c.script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary)
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary, "GITHUB_OUTPUT="+filepath.Join(dir, ".step-output"))
 	var stdout, all strings.Builder
 	cmd.Stderr = &all
 	cmd.Stdout = &all
@@ -459,4 +510,61 @@ func indent(s string) string {
 		lines = append(lines[:20], append([]string{"..."}, lines[len(lines)-20:]...)...)
 	}
 	return "    | " + strings.Join(lines, "\n    | ")
+}
+
+// readOutputs reads the name=value lines of a step's $GITHUB_OUTPUT.
+func readOutputs(path string) map[string]string {
+	outs := map[string]string{}
+	data, _ := os.ReadFile(path)
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, value, ok := strings.Cut(line, "="); ok {
+			outs[name] = value
+		}
+	}
+	return outs
+}
+
+var stepOutput = regexp.MustCompile(`^\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}$`)
+
+// checkRunners reads each runner's results as GitHub Classroom's
+// autograding reporter does (the base64 of a JSON result), from the
+// outputs of the steps that ran, and returns what is wrong with them.
+func checkRunners(runners map[string]string, outputs map[string]map[string]string) error {
+	if len(runners) == 0 {
+		return errors.New("the reporter has no runners")
+	}
+	for runner, expr := range runners {
+		m := stepOutput.FindStringSubmatch(strings.TrimSpace(expr))
+		if m == nil {
+			return fmt.Errorf("runner %s: %s_RESULTS is %q, not a step's output", runner, strings.ToUpper(runner), expr)
+		}
+		value, ok := outputs[m[1]][m[2]]
+		if !ok {
+			return fmt.Errorf("runner %s: step %s wrote no output %s", runner, m[1], m[2])
+		}
+		data, err := base64.StdEncoding.DecodeString(value)
+		if err != nil {
+			return fmt.Errorf("runner %s: not base64: %v", runner, err)
+		}
+		var res struct {
+			MaxScore *float64 `json:"max_score"`
+			Tests    []struct {
+				Name   string   `json:"name"`
+				Status string   `json:"status"`
+				Score  *float64 `json:"score"`
+			} `json:"tests"`
+		}
+		if err := json.Unmarshal(data, &res); err != nil {
+			return fmt.Errorf("runner %s: not a JSON result: %v", runner, err)
+		}
+		if res.MaxScore == nil || *res.MaxScore <= 0 || len(res.Tests) == 0 {
+			return fmt.Errorf("runner %s: the result has no max_score or no tests: %s", runner, data)
+		}
+		for _, t := range res.Tests {
+			if t.Name == "" || t.Score == nil || (t.Status != "pass" && t.Status != "fail" && t.Status != "error") {
+				return fmt.Errorf("runner %s: a test without a name, a score or a status of pass, fail or error: %s", runner, data)
+			}
+		}
+	}
+	return nil
 }

@@ -172,3 +172,56 @@ func TestRunAll_Samples(t *testing.T) {
 		}
 	}
 }
+
+// A step's outputs are kept by its id, and the autograding reporter's
+// step is checked as the reporter reads its runners.
+func TestRunAll_ClassroomReporter(t *testing.T) {
+	wf := []byte(`jobs:
+  grade:
+    steps:
+      - name: grade
+        id: mutate
+        run: echo "result=$(printf '%s' '{"version":1,"status":"pass","max_score":2,"tests":[{"name":"a","status":"pass","score":2}]}' | base64 -w0)" >> "$GITHUB_OUTPUT"
+      - name: bad
+        id: bad
+        run: echo "result=not base64!" >> "$GITHUB_OUTPUT"
+      - name: Autograding Reporter
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          MUTATE_RESULTS: "${{steps.mutate.outputs.result}}"
+        with:
+          runners: mutate
+      - name: Reporter of a bad runner
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          BAD_RESULTS: "${{steps.bad.outputs.result}}"
+        with:
+          runners: bad
+      - name: Reporter of a runner that wrote nothing
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          NONE_RESULTS: "${{steps.none.outputs.result}}"
+        with:
+          runners: none
+`)
+	cmds, err := workflowCommands("wf.yml", wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmds) != 5 || cmds[0].id != "mutate" || cmds[2].runners["mutate"] != "${{steps.mutate.outputs.result}}" {
+		t.Fatalf("workflowCommands() = %+v", cmds)
+	}
+	var out strings.Builder
+	if failed := runAll(&out, t.TempDir(), cmds, nil); failed != 2 {
+		t.Errorf("runAll() = %d failed, want 2 (the bad runner and the missing one):\n%s", failed, out.String())
+	}
+	for _, want := range []string{
+		"ok   wf.yml, job grade, step 3 (Autograding Reporter): the reporter reads mutate",
+		"FAIL wf.yml, job grade, step 4 (Reporter of a bad runner): runner bad: not base64",
+		"FAIL wf.yml, job grade, step 5 (Reporter of a runner that wrote nothing): runner none: step none wrote no output result",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

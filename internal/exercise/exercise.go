@@ -12,7 +12,7 @@
 //	mutants:
 //	  - id: take-boundary            # lower-case letters, digits, '-'
 //	    step: 4                      # optional, as are title, contract,
-//	    title: ...                   # rationale and seed
+//	    title: ...                   # rationale, seed and points
 //	    target: Store.Claim          # a function, Type.Method, or package-level const or var
 //	    kind: expr                   # expr, stmt, body or string
 //	    find: until > now
@@ -80,7 +80,7 @@ type Report struct {
 }
 
 // fields are the keys of a mutant, in the order they are documented.
-var fields = []string{"id", "step", "title", "contract", "rationale", "seed", "target", "kind", "find", "replace", "occurrence", "line"}
+var fields = []string{"id", "step", "title", "contract", "rationale", "seed", "points", "target", "kind", "find", "replace", "occurrence", "line"}
 
 // required are the fields every mutant must give.
 var required = []string{"id", "target", "kind", "find", "replace"}
@@ -222,9 +222,13 @@ func decodeMutant(item yamlfile.Node) (*mutation.Mutant, yamlfile.Errors) {
 		m.Defined[e.Key] = e.Value.Pos()
 		var err error
 		switch e.Key {
-		case "step", "occurrence", "line":
+		case "step", "occurrence", "line", "points":
 			var n int
-			if n, err = e.Value.Int(); err == nil && n < 0 {
+			switch n, err = e.Value.Int(); {
+			case err != nil:
+			case e.Key == "points" && n < 1:
+				err = e.Value.Errorf("points must be 1 or more: what an exact prediction of the mutant earns")
+			case n < 0:
 				err = e.Value.Errorf("%s must be 0 or more", e.Key)
 			}
 			*intField(m, e.Key) = n
@@ -268,6 +272,8 @@ func intField(m *mutation.Mutant, key string) *int {
 		return &m.Step
 	case "occurrence":
 		return &m.Occurrence
+	case "points":
+		return &m.Points
 	}
 	return &m.Line
 }
@@ -370,4 +376,26 @@ func Load(root string, paths []string) (*Set, error) {
 		return nil, errs
 	}
 	return s, nil
+}
+
+// ModelAnswer returns the absolute path of the exercise's model answer:
+// the prediction file that the report section of a mutants file at paths
+// (the catalog of the module that holds dir when there are none) names.
+// It returns "" when none names one, or a file cannot be read (the run
+// says why).
+func ModelAnswer(dir string, paths []string) string {
+	root, err := FindRoot(dir)
+	if err != nil {
+		return ""
+	}
+	set, err := Load(root, paths)
+	if err != nil {
+		return ""
+	}
+	for _, f := range set.Files {
+		if f.Report != nil && f.Report.Predictions != "" {
+			return filepath.Join(root, filepath.FromSlash(f.Report.Predictions))
+		}
+	}
+	return ""
 }

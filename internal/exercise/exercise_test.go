@@ -45,12 +45,13 @@ func TestLoadFile_EveryProblemWithItsPosition(t *testing.T) {
 	want := []string{
 		`testdata/files/many-problems.yaml:3:9: mutant Bad: id "Bad": use lower-case letters, digits and '-'`,
 		`testdata/files/many-problems.yaml:5:11: mutant Bad: unknown kind "exp" (did you mean "expr"?): want one of body, expr, stmt, string`,
-		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, target, kind, find, replace, occurrence, line`,
+		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, points, target, kind, find, replace, occurrence, line`,
 		`testdata/files/many-problems.yaml:8:5: mutant typo: missing field "target" (needs: id, target, kind, find, replace)`,
 		`testdata/files/many-problems.yaml:14:11: want a whole number, got a string`,
 		`testdata/files/many-problems.yaml:22:11: mutant broken: find is not a Go expr: line 1:8: expected operand, found 'EOF'`,
 		`testdata/files/many-problems.yaml:23:14: mutant broken: replace is not a Go expr: line 1:9: expected operand, found 'EOF'`,
 		`testdata/files/many-problems.yaml:29:9: mutant fine: duplicate id (first at line 24): ids must be unique`,
+		`testdata/files/many-problems.yaml:35:13: points must be 1 or more: what an exact prediction of the mutant earns`,
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {
 		t.Fatalf("LoadFile() errors:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -140,5 +141,23 @@ func TestFindRoot_WalksUpToGoMod(t *testing.T) {
 	}
 	if _, err := FindRoot(filepath.Dir(root)); !errors.Is(err, ErrNoModule) && err != nil {
 		t.Fatalf("FindRoot(outside) error = %v, want ErrNoModule", err)
+	}
+}
+
+// A mutant's points are what grading gives an exact prediction of it; a
+// mutant without points is worth the default.
+func TestLoadFile_Points(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.yaml")
+	data := "package: ./lease\nmutants:\n  - id: heavy\n    points: 3\n    target: Store.Renew\n    kind: string\n    find: until>?\n    replace: until>=?\n" +
+		"  - id: plain\n    target: Store.Claim\n    kind: expr\n    find: until > now\n    replace: until >= now\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := LoadFile(path)
+	if err != nil {
+		t.Fatalf("LoadFile() error = %v", err)
+	}
+	if f.Mutants[0].Points != 3 || f.Mutants[1].Points != 0 {
+		t.Errorf("LoadFile() points = %d, %d; want 3, 0 (the default)", f.Mutants[0].Points, f.Mutants[1].Points)
 	}
 }

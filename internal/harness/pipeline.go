@@ -79,6 +79,7 @@ func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Opt
 		m := &rep.Mutants[i]
 		a := u.Applied[byID[m.ID]]
 		m.Contract, m.Rationale, m.Seed, m.Diff = a.Mutant.Contract, a.Mutant.Rationale, a.Mutant.Seed, a.Diff(u.RelFile(a))
+		m.Points = a.Mutant.Points
 		if plan.Shard != nil {
 			m.Ordinal = u.Ordinals[byID[m.ID]]
 		}

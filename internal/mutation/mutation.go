@@ -65,6 +65,9 @@ type Mutant struct {
 	// Zero for either means: Find must match exactly once.
 	Occurrence int
 	Line       int
+	// Points is what a prediction of the mutant is worth when graded; 0
+	// means the default, 1.
+	Points int
 	// Operator is the rule that generated the mutant; empty for one
 	// written by hand.
 	Operator Operator

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/report"
@@ -13,6 +14,7 @@ import (
 type Outcome struct {
 	Mutant       string        `json:"mutant"`
 	Step         int           `json:"step"`
+	Title        string        `json:"title,omitempty"`
 	Status       report.Status `json:"status"`
 	Predicted    []string      `json:"predicted"`     // as written; nil when NotPredicted
 	Failed       []string      `json:"failed"`        // every test that failed, subtests included
@@ -22,6 +24,12 @@ type Outcome struct {
 	Exact        bool          `json:"exact"`         // nothing wrong and nothing missed
 	NotPredicted bool          `json:"not_predicted"` // the file has no prediction for it
 	Why          string        `json:"why,omitempty"`
+	// F1 is the harmonic mean of the prediction's precision and recall
+	// against the failing set (see Compare); Points what it earned of
+	// MaxPoints, the mutant's worth, under the score's credit.
+	F1        float64 `json:"f1"`
+	Points    float64 `json:"points"`
+	MaxPoints int     `json:"max_points"`
 }
 
 // BinaryFailed stands in Missed for a test binary that failed outside any
@@ -35,6 +43,59 @@ type Missed struct {
 	Message string `json:"message"`
 }
 
+// Credit says how a prediction earns its mutant's points.
+type Credit string
+
+const (
+	// CreditExact gives a mutant's points to an exact prediction only.
+	CreditExact Credit = "exact"
+	// CreditPartial gives them in proportion to the prediction's F1.
+	CreditPartial Credit = "partial"
+)
+
+// ParseCredit reads a -credit flag.
+func ParseCredit(s string) (Credit, error) {
+	switch c := Credit(s); c {
+	case CreditExact, CreditPartial:
+		return c, nil
+	}
+	return "", fmt.Errorf("-credit %q: want exact (a mutant's points for an exact prediction) or partial (in proportion to its F1)", s)
+}
+
+// Ratio is a share that may be undefined: the precision of a file that
+// predicts no failure, the recall of a run where nothing failed. It is
+// written as "–" in text and null in JSON then, never as a score.
+type Ratio struct {
+	N, D int
+}
+
+// Defined reports whether the ratio has a denominator.
+func (r Ratio) Defined() bool { return r.D > 0 }
+
+// Value returns N/D, 0 when undefined.
+func (r Ratio) Value() float64 {
+	if r.D == 0 {
+		return 0
+	}
+	return float64(r.N) / float64(r.D)
+}
+
+// String returns the ratio with two decimals, or "–".
+func (r Ratio) String() string {
+	if !r.Defined() {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", r.Value())
+}
+
+// MarshalJSON writes the ratio as a number, or null when undefined.
+func (r Ratio) MarshalJSON() ([]byte, error) {
+	if !r.Defined() {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(r.Value(), 'f', -1, 64)), nil
+}
+
 // Score is the comparison of one prediction file with one run.
 type Score struct {
 	File      string    `json:"file"`
@@ -45,8 +106,18 @@ type Score struct {
 	Right     int       `json:"right"`
 	Wrong     int       `json:"wrong"`
 	Missed    int       `json:"missed"`
-	Precision float64   `json:"precision"` // right / (right + wrong); 1 when nothing was predicted to fail
-	Recall    float64   `json:"recall"`    // right / (right + missed); 1 when nothing failed
+	Precision Ratio     `json:"precision"` // right / (right + wrong); undefined when nothing was predicted to fail
+	Recall    Ratio     `json:"recall"`    // right / (right + missed); undefined when nothing failed
+	// Points is what the file earned of MaxPoints, the sum of the
+	// mutants' worth, under Credit.
+	Points    float64 `json:"points"`
+	MaxPoints int     `json:"max_points"`
+	Credit    Credit  `json:"credit"`
+	// Model says that the file is the exercise's model answer (the
+	// catalog's report.predictions), not a learner's.
+	Model bool `json:"model_answer,omitempty"`
+	// Problems are why the file could not be compared: it earns nothing.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Name returns the learner's name, or the file's path.
@@ -57,18 +128,26 @@ func (s *Score) Name() string {
 	return s.File
 }
 
-// Compare scores f against the mutants of rep.
+// Compare scores f against the mutants of rep, each prediction earning
+// its mutant's points under credit.
 //
 // The comparison works at the granularity the learner chose. A predicted
 // top-level name is compared with that test's outcome, and since a parent
 // fails when a subtest does, the failing subtests under a predicted parent
 // are not missed. A predicted subtest is compared with that subtest, and
 // its failing parent is not missed either.
-func Compare(f *File, rep *report.Report) *Score {
-	s := &Score{File: f.Path, Learner: f.Learner, Total: len(rep.Mutants)}
+//
+// A prediction's F1 is 2·right / (2·right + wrong + missed), counted at
+// that granularity: 1 when it is exact (a survivor predicted to survive
+// included), 0 when nothing it predicted failed or it is missing. With
+// CreditExact an exact prediction earns the mutant's points and any other
+// none; with CreditPartial it earns points × F1.
+func Compare(f *File, rep *report.Report, credit Credit) *Score {
+	s := &Score{File: f.Path, Learner: f.Learner, Total: len(rep.Mutants), Credit: credit}
 	for _, m := range rep.Mutants {
-		o := Outcome{Mutant: m.ID, Step: m.Step, Status: m.Status, Failed: m.FailedTests,
-			Right: []string{}, Wrong: []string{}, Missed: []Missed{}}
+		o := Outcome{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, Failed: m.FailedTests,
+			Right: []string{}, Wrong: []string{}, Missed: []Missed{}, MaxPoints: m.Worth()}
+		s.MaxPoints += o.MaxPoints
 		p := f.Lookup(m.ID)
 		if p == nil {
 			o.NotPredicted = true
@@ -98,17 +177,43 @@ func Compare(f *File, rep *report.Report) *Score {
 			o.Missed = append(o.Missed, Missed{Test: BinaryFailed, Message: strings.TrimSpace(m.Reason + "\n" + m.Output)})
 		}
 		o.Exact = len(o.Wrong) == 0 && len(o.Missed) == 0
-		if o.Exact {
+		o.F1 = f1(len(o.Right), len(o.Wrong), len(o.Missed))
+		switch {
+		case o.Exact:
+			o.Points = float64(o.MaxPoints)
 			s.Exact++
+		case credit == CreditPartial:
+			o.Points = float64(o.MaxPoints) * o.F1
 		}
+		s.Points += o.Points
 		s.Right += len(o.Right)
 		s.Wrong += len(o.Wrong)
 		s.Missed += len(o.Missed)
 		s.Outcomes = append(s.Outcomes, o)
 	}
-	s.Precision = ratio(s.Right, s.Right+s.Wrong)
-	s.Recall = ratio(s.Right, s.Right+s.Missed)
+	s.Precision = Ratio{s.Right, s.Right + s.Wrong}
+	s.Recall = Ratio{s.Right, s.Right + s.Missed}
 	return s
+}
+
+// InvalidScore is the score of a file that could not be compared with
+// rep's mutants: every prediction missing, nothing earned, and why.
+func InvalidScore(inv Invalid, rep *report.Report) *Score {
+	s := &Score{File: inv.File, Total: len(rep.Mutants), Credit: CreditExact, Problems: inv.Problems}
+	for _, m := range rep.Mutants {
+		o := Outcome{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, NotPredicted: true, MaxPoints: m.Worth()}
+		s.MaxPoints += o.MaxPoints
+		s.Outcomes = append(s.Outcomes, o)
+	}
+	return s
+}
+
+// f1 is 2r / (2r + w + m), and 1 when all three are 0.
+func f1(right, wrong, missed int) float64 {
+	if right+wrong+missed == 0 {
+		return 1
+	}
+	return float64(2*right) / float64(2*right+wrong+missed)
 }
 
 // covered reports whether the failure of test name is accounted for by the
@@ -128,18 +233,18 @@ func covered(name string, predicted []string, failed map[string]bool) bool {
 	return false
 }
 
-func ratio(n, d int) float64 {
-	if d == 0 {
-		return 1
-	}
-	return float64(n) / float64(d)
-}
-
-// Class is the comparison of several prediction files with one run.
+// Class is the comparison of several prediction files with one run: the
+// learners' files, the invalid ones, and the model answer apart.
 type Class struct {
-	Scores []*Score `json:"files"`
-	// Mispredicted counts, for every mutant, the files whose prediction of
-	// it was not exact, most mispredicted first.
+	Scores []*Score `json:"files"` // the learners' valid files, in the order given
+	// Invalid are the files that could not be compared, with their
+	// problems.
+	Invalid []Invalid `json:"invalid,omitempty"`
+	// Model is the exercise's model answer, when it was among the files:
+	// shown, never counted in the class's figures.
+	Model *Score `json:"model_answer,omitempty"`
+	// Mispredicted counts, for every mutant, the learners whose prediction
+	// of it was not exact, most mispredicted first.
 	Mispredicted []MutantCount `json:"mispredicted"`
 }
 
@@ -149,9 +254,18 @@ type MutantCount struct {
 	Files  int    `json:"files"`
 }
 
-// NewClass gathers scores and counts the mispredictions of each mutant.
-func NewClass(scores []*Score) *Class {
-	c := &Class{Scores: scores}
+// NewClass gathers the scores, with the files that could not be
+// compared, and counts the mispredictions of each mutant. A score marked
+// Model is the model answer: set apart, out of the counts.
+func NewClass(scores []*Score, invalid []Invalid) *Class {
+	c := &Class{Invalid: invalid}
+	for _, s := range scores {
+		if s.Model && c.Model == nil {
+			c.Model = s
+			continue
+		}
+		c.Scores = append(c.Scores, s)
+	}
 	counts := map[string]int{}
 	var order []string
 	for _, s := range scores {
@@ -159,7 +273,7 @@ func NewClass(scores []*Score) *Class {
 			if !slices.Contains(order, o.Mutant) {
 				order = append(order, o.Mutant)
 			}
-			if !o.Exact && !o.NotPredicted {
+			if !o.Exact && !o.NotPredicted && !s.Model {
 				counts[o.Mutant]++
 			}
 		}
@@ -171,10 +285,23 @@ func NewClass(scores []*Score) *Class {
 	return c
 }
 
-// AllExact reports whether every prediction of every file was exact. With
-// -partial, a mutant a file does not predict is no prediction at all.
+// Learners returns how many learners' files the class has, invalid ones
+// included.
+func (c *Class) Learners() int { return len(c.Scores) + len(c.Invalid) }
+
+// all returns the valid scores, the model answer last.
+func (c *Class) all() []*Score {
+	if c.Model == nil {
+		return c.Scores
+	}
+	return append(slices.Clip(c.Scores), c.Model)
+}
+
+// AllExact reports whether every prediction of every file, the model
+// answer's included, was exact. With -partial, a mutant a file does not
+// predict is no prediction at all.
 func (c *Class) AllExact() bool {
-	for _, s := range c.Scores {
+	for _, s := range c.all() {
 		for _, o := range s.Outcomes {
 			if !o.Exact && !o.NotPredicted {
 				return false

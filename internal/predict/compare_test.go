@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ func TestCompare(t *testing.T) {
   m4: {fails: [TestP/x, TestP/y]}
   m5: {fails: []}
 `)
-	s := Compare(f, rep)
+	s := Compare(f, rep, CreditExact)
 	tests := []struct {
 		id                   string
 		exact                bool
@@ -106,39 +107,46 @@ func TestCompare(t *testing.T) {
 	if s.Exact != 3 || s.Total != 6 || s.Right != 4 || s.Wrong != 1 || s.Missed != 1 {
 		t.Fatalf("score exact %d/%d right %d wrong %d missed %d; want 3/6 4 1 1", s.Exact, s.Total, s.Right, s.Wrong, s.Missed)
 	}
-	if s.Precision != 0.8 || s.Recall != 0.8 {
-		t.Fatalf("precision %v recall %v; want 0.8 0.8", s.Precision, s.Recall)
+	if s.Precision != (Ratio{4, 5}) || s.Recall != (Ratio{4, 5}) || s.Precision.String() != "0.80" {
+		t.Fatalf("precision %v recall %v; want 4/5 4/5", s.Precision, s.Recall)
 	}
 }
 
 func TestCompare_SurvivalPredictedWrongly(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), survived("m2")}}
 	f := loadString(t, known, "predictions:\n  m1: {fails: []}\n  m2: {fails: [TestB]}\n")
-	s := Compare(f, rep)
+	s := Compare(f, rep, CreditExact)
 	if o := outcome(t, s, "m1"); o.Exact || missedNames(o) != "TestA" {
 		t.Errorf("m1 predicted to survive but killed: exact %v missed %q", o.Exact, missedNames(o))
 	}
 	if o := outcome(t, s, "m2"); o.Exact || strings.Join(o.Wrong, ",") != "TestB" {
 		t.Errorf("m2 predicted killed but survived: exact %v wrong %v", o.Exact, o.Wrong)
 	}
-	if s.Precision != 0 || s.Recall != 0 {
-		t.Errorf("precision %v recall %v; want 0 0", s.Precision, s.Recall)
+	if s.Precision != (Ratio{0, 1}) || s.Recall != (Ratio{0, 1}) {
+		t.Errorf("precision %v recall %v; want 0/1 0/1", s.Precision, s.Recall)
 	}
 }
 
 func TestCompare_NothingPredictedNothingFailed(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{survived("m1")}}
-	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep)
-	if s.Exact != 1 || s.Precision != 1 || s.Recall != 1 {
-		t.Fatalf("exact %d precision %v recall %v; want 1, 1, 1", s.Exact, s.Precision, s.Recall)
+	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep, CreditExact)
+	if s.Exact != 1 || s.Precision.Defined() || s.Recall.Defined() || s.Points != 1 {
+		t.Fatalf("exact %d precision %v recall %v points %v; want 1, undefined, undefined, 1", s.Exact, s.Precision, s.Recall, s.Points)
+	}
+	if s.Precision.String() != "–" {
+		t.Errorf("an undefined precision reads %q, want –", s.Precision)
+	}
+	data, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(data), `"precision":null,"recall":null`) {
+		t.Errorf("JSON = %s, %v; want precision and recall null", data, err)
 	}
 }
 
 func TestClass_MispredictedMostFirst(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), killed("m2", "TestB")}}
-	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep)
-	bob := Compare(loadString(t, known, "learner: bob\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: []}\n"), rep)
-	c := NewClass([]*Score{alice, bob})
+	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep, CreditExact)
+	bob := Compare(loadString(t, known, "learner: bob\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: []}\n"), rep, CreditExact)
+	c := NewClass([]*Score{alice, bob}, nil)
 	if c.AllExact() {
 		t.Fatal("AllExact() = true, want false")
 	}
@@ -150,7 +158,8 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"(alice): 1 of 2 exact, precision 0.50, recall 0.50",
+		"(alice): 1 of 2 exact, 1 of 2 points, precision 0.50, recall 0.50",
+		"class: 2 learners\n",
 		"mispredicted most: m2 (2 of 2)",
 		"    wrong:     TestA (predicted, but it passed)",
 		"    missed:    TestB (it failed with:)\n                 TestB failed",
@@ -166,7 +175,7 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	if err := c.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| alice | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ |",
+	for _, want := range []string{"| alice | 1/2 | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ | 0/1 |",
 		"What the missed tests reported:\n\n- `TestB` under `m2`:\n\n  ```\n  TestB failed\n  ```\n"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, buf.String())
@@ -183,7 +192,7 @@ func TestCompare_BinaryFailedOutsideAnyTest(t *testing.T) {
 	if err := Comparable(rep); err != nil {
 		t.Fatalf("Comparable(crashed) = %v, want nil", err)
 	}
-	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep)
+	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep, CreditExact)
 	o := outcome(t, s, "m1")
 	want := "the test binary exited with status 2 before any test ran\npanic in init"
 	if o.Exact || len(o.Missed) != 1 || o.Missed[0].Test != BinaryFailed || o.Missed[0].Message != want {

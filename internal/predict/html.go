@@ -19,15 +19,15 @@ type Invalid struct {
 // WriteHTML writes the class page, one self-contained HTML file for an
 // instructor after a lab: a row per learner and a column per mutant, each
 // cell exact, differs (what was missed and wrong on hover), not predicted
-// or invalid; per learner the exact count, precision and recall; per
-// mutant the share of the class that predicted it exactly and the tests
-// the class missed most often; then the invalid files with their
+// or invalid; per learner the exact count, points, precision and recall;
+// per mutant the share of the class that predicted it exactly and the
+// tests the class missed most often; then the invalid files with their
 // problems. An invalid file counts in the class, with no exact
-// prediction.
-func (c *Class) WriteHTML(w io.Writer, invalid []Invalid) error {
-	page := classPage{Learners: len(c.Scores) + len(invalid), Invalid: invalid}
+// prediction; the model answer has a row apart and counts in nothing.
+func (c *Class) WriteHTML(w io.Writer) error {
+	page := classPage{Learners: c.Learners(), Invalid: c.Invalid}
 	var ids []string
-	for _, s := range c.Scores {
+	for _, s := range c.all() {
 		for _, o := range s.Outcomes {
 			if !slices.Contains(ids, o.Mutant) {
 				ids = append(ids, o.Mutant)
@@ -37,15 +37,19 @@ func (c *Class) WriteHTML(w io.Writer, invalid []Invalid) error {
 	for _, id := range ids {
 		page.Mutants = append(page.Mutants, c.mutantColumn(id, page.Learners))
 	}
-	for _, s := range c.Scores {
-		row := classRow{Name: s.Name(), File: s.File, Exact: s.Exact, Total: s.Total,
-			Precision: fmt.Sprintf("%.2f", s.Precision), Recall: fmt.Sprintf("%.2f", s.Recall)}
+	for _, s := range c.all() {
+		row := classRow{Name: s.Name(), File: s.File, Exact: s.Exact, Total: s.Total, Model: s.Model,
+			Points: fmt.Sprintf("%s/%d", points(s.Points), s.MaxPoints), Precision: s.Precision.String(), Recall: s.Recall.String()}
 		for _, id := range ids {
 			row.Cells = append(row.Cells, cellOf(s, id))
 		}
+		if s.Model {
+			page.Model = &row
+			continue
+		}
 		page.Rows = append(page.Rows, row)
 	}
-	for _, inv := range invalid {
+	for _, inv := range c.Invalid {
 		row := classRow{Name: inv.File, File: inv.File, Invalid: true}
 		for range ids {
 			row.Cells = append(row.Cells, classCell{Class: "invalid", Mark: "!", Title: "the file is invalid: see its problems below"})
@@ -117,6 +121,7 @@ type classPage struct {
 	Learners int
 	Mutants  []classMutant
 	Rows     []classRow
+	Model    *classRow // the model answer's, apart
 	Invalid  []Invalid
 }
 
@@ -133,18 +138,28 @@ type testCount struct {
 }
 
 type classRow struct {
-	Name, File        string
-	Invalid           bool
-	Exact, Total      int
-	Precision, Recall string
-	Cells             []classCell
+	Name, File                string
+	Invalid, Model            bool
+	Exact, Total              int
+	Points, Precision, Recall string
+	Cells                     []classCell
 }
 
 type classCell struct {
 	Class, Mark, Title string
 }
 
-var classTemplate = template.Must(template.New("class").Parse(`<!doctype html>
+// rowArgs is what the row template needs: the row and the columns.
+type rowArgs struct {
+	Row     classRow
+	Mutants []classMutant
+}
+
+var classTemplate = template.Must(template.New("class").Funcs(template.FuncMap{
+	"rowOf": func(r classRow, ms []classMutant) rowArgs { return rowArgs{r, ms} },
+	"plus":  func(a, b int) int { return a + b },
+}).Parse(`{{define "row"}}<tr{{if .Row.Invalid}} class="invalid"{{end}}{{if .Row.Model}} class="model"{{end}}><th title="{{.Row.File}}">{{.Row.Name}}</th>{{$name := .Row.Name}}{{$ms := .Mutants}}{{range $i, $c := .Row.Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $ms $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Row.Invalid}}<td colspan="4">invalid</td>{{else}}<td class="num">{{.Row.Exact}}/{{.Row.Total}}</td><td class="num">{{.Row.Points}}</td><td class="num">{{.Row.Precision}}</td><td class="num">{{.Row.Recall}}</td>{{end}}</tr>
+{{end}}<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -162,6 +177,7 @@ td.exact { background: #dcfae6; color: #067647; }
 td.differs { background: #fde2e1; color: #b42318; }
 td.invalid { background: #fef0c7; color: #b54708; }
 td.not-predicted { color: #667085; }
+tr.model th, tr.model td { font-style: italic; }
 td.num, tfoot td { text-align: right; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, monospace; }
 </style>
@@ -170,11 +186,12 @@ code { font-family: ui-monospace, monospace; }
 <h1>The class: {{.Learners}} {{if eq .Learners 1}}learner{{else}}learners{{end}}, {{len .Mutants}} mutants</h1>
 <p>A cell is one learner's prediction of one mutant: ✓ exact, ✗ differs (hover for what was missed and wrongly predicted), – not predicted, ! the file is invalid.</p>
 <table id="class">
-<thead><tr><th>learner</th>{{range .Mutants}}<th class="mutant" title="{{.ID}}: {{.Status}}"><span>{{.ID}}</span></th>{{end}}<th>exact</th><th>precision</th><th>recall</th></tr></thead>
+<thead><tr><th>learner</th>{{range .Mutants}}<th class="mutant" title="{{.ID}}: {{.Status}}"><span>{{.ID}}</span></th>{{end}}<th>exact</th><th>points</th><th>precision</th><th>recall</th></tr></thead>
 <tbody>
-{{range .Rows}}<tr{{if .Invalid}} class="invalid"{{end}}><th title="{{.File}}">{{.Name}}</th>{{$name := .Name}}{{range $i, $c := .Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $.Mutants $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Invalid}}<td colspan="3">invalid</td>{{else}}<td class="num">{{.Exact}}/{{.Total}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td>{{end}}</tr>
-{{end}}</tbody>
-<tfoot><tr><th>exact</th>{{range .Mutants}}<td class="share" data-mutant="{{.ID}}" title="{{.Exact}} of {{$.Learners}} predicted {{.ID}} exactly">{{.Share}}</td>{{end}}<td colspan="3"></td></tr></tfoot>
+{{range .Rows}}{{template "row" (rowOf . $.Mutants)}}{{end}}</tbody>
+<tfoot><tr><th>exact</th>{{range .Mutants}}<td class="share" data-mutant="{{.ID}}" title="{{.Exact}} of {{$.Learners}} predicted {{.ID}} exactly">{{.Share}}</td>{{end}}<td colspan="4"></td></tr>
+{{with .Model}}<tr class="model"><td colspan="{{len $.Mutants | plus 5}}">The model answer, not counted in the class:</td></tr>
+{{template "row" (rowOf . $.Mutants)}}{{end}}</tfoot>
 </table>
 <h2>Missed most often</h2>
 <p>For each mutant, the tests that failed and that learners did not foresee, with how many learners missed each.</p>

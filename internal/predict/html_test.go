@@ -14,11 +14,13 @@ import (
 // often, and the invalid files with their problems.
 func TestClass_WriteHTML(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), killed("m2", "TestA", "TestB")}}
-	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep)
-	bob := Compare(loadString(t, known, "learner: <b>bob</b>\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestP]}\n"), rep)
+	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep, CreditExact)
+	bob := Compare(loadString(t, known, "learner: <b>bob</b>\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestP]}\n"), rep, CreditExact)
 	invalid := []Invalid{{File: "carol.yaml", Problems: []string{"carol.yaml:3:7: unknown test \"TestZ\""}}}
 	var buf bytes.Buffer
-	if err := NewClass([]*Score{alice, bob}).WriteHTML(&buf, invalid); err != nil {
+	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n"), rep, CreditExact)
+	model.Model = true
+	if err := NewClass([]*Score{alice, model, bob}, invalid).WriteHTML(&buf); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -27,8 +29,11 @@ func TestClass_WriteHTML(t *testing.T) {
 		`<td class="cell exact" data-learner="alice" data-mutant="m1" title="exact: TestA">✓</td>`,
 		`<td class="cell differs" data-learner="alice" data-mutant="m2" title="differs: missed TestB">✗</td>`,
 		`<td class="cell differs" data-learner="&lt;b&gt;bob&lt;/b&gt;" data-mutant="m2" title="differs: missed TestA, TestB; wrongly predicted TestP">✗</td>`,
-		`<td class="num">1/2</td><td class="num">1.00</td><td class="num">0.67</td>`, // alice: 2 right, 0 wrong, 1 missed
-		`<td class="num">1/2</td><td class="num">0.50</td><td class="num">0.33</td>`, // bob: 1 right, 1 wrong, 2 missed
+		`<td class="num">1/2</td><td class="num">1/2</td><td class="num">1.00</td><td class="num">0.67</td>`, // alice: 2 right, 0 wrong, 1 missed
+		`<td class="num">1/2</td><td class="num">1/2</td><td class="num">0.50</td><td class="num">0.33</td>`, // bob: 1 right, 1 wrong, 2 missed
+		`<tr class="model"><td colspan="7">The model answer, not counted in the class:</td></tr>
+<tr class="model"><th title="`,
+		`<td class="num">2/2</td><td class="num">2/2</td><td class="num">1.00</td><td class="num">1.00</td></tr>`,
 		`<td class="cell invalid" data-learner="carol.yaml" data-mutant="m2"`,
 		`<td class="share" data-mutant="m1" title="2 of 3 predicted m1 exactly">67%</td>`,
 		`<td class="share" data-mutant="m2" title="0 of 3 predicted m2 exactly">0%</td>`,

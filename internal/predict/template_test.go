@@ -98,7 +98,7 @@ func TestTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(filled) error = %v", err)
 	}
-	if s := Compare(f, &rep); s.Exact != len(ms) {
+	if s := Compare(f, &rep, CreditExact); s.Exact != len(ms) {
 		t.Fatalf("filled template: %d of %d exact", s.Exact, len(ms))
 	}
 }

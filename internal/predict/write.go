@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -31,107 +33,150 @@ func (st Style) bad(s string) string  { return st.paint("31", s) }
 func (st Style) dim(s string) string  { return st.paint("2", s) }
 func (st Style) bold(s string) string { return st.paint("1", s) }
 
-// WriteText writes every file's comparison, then a class summary when
-// there are several files.
+// WriteText writes every file's comparison, the model answer's last,
+// then a class summary when there are several files.
 func (c *Class) WriteText(w io.Writer, st Style) error {
 	var b strings.Builder
-	for i, s := range c.Scores {
+	for i, s := range c.all() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		s.writeText(&b, st)
 	}
-	if len(c.Scores) > 1 {
+	files := c.Learners()
+	if c.Model != nil {
+		files++
+	}
+	if files > 1 {
 		c.writeSummary(&b)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func (s *Score) writeText(b *strings.Builder, st Style) {
+// heading is a score's first line: the file, the learner, and the
+// figures.
+func (s *Score) heading() string {
 	name := s.File
-	if s.Learner != "" {
+	switch {
+	case s.Model && s.Learner != "":
+		name += " (" + s.Learner + ", the model answer)"
+	case s.Model:
+		name += " (the model answer)"
+	case s.Learner != "":
 		name += " (" + s.Learner + ")"
 	}
-	fmt.Fprintf(b, "%s\n", st.bold(fmt.Sprintf("%s: %d of %d exact, precision %.2f, recall %.2f",
-		name, s.Exact, s.Total, s.Precision, s.Recall)))
+	return fmt.Sprintf("%s: %d of %d exact, %s of %s, precision %s, recall %s",
+		name, s.Exact, s.Total, points(s.Points), text.Count(s.MaxPoints, "point", "points"), s.Precision, s.Recall)
+}
+
+func (s *Score) writeText(b *strings.Builder, st Style) {
+	fmt.Fprintf(b, "%s\n", st.bold(s.heading()))
 	for _, o := range s.Outcomes {
-		head := fmt.Sprintf("%s (%s%s)", o.Mutant, text.StepPrefix(o.Step), o.Status)
-		switch {
-		case o.NotPredicted:
-			fmt.Fprintf(b, "\n%s %s: %s\n", st.dim("-"), head, st.dim("not predicted"))
-			fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
-			continue
-		case o.Exact:
-			fmt.Fprintf(b, "\n%s %s: %s\n", st.good("✓"), head, st.good("exact"))
-		default:
-			fmt.Fprintf(b, "\n%s %s: %s\n", st.bad("✗"), head, st.bad("differs"))
-		}
-		fmt.Fprintf(b, "    predicted: %s\n", list(o.Predicted, "none: it survives"))
-		fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
-		if o.Exact {
-			continue
-		}
-		if len(o.Right) > 0 {
-			fmt.Fprintf(b, "    right:     %s\n", strings.Join(o.Right, ", "))
-		}
-		for _, name := range o.Wrong {
-			fmt.Fprintf(b, "    wrong:     %s %s\n", name, st.dim("(predicted, but it passed)"))
-		}
-		for _, m := range o.Missed {
-			if m.Message == "" {
-				fmt.Fprintf(b, "    missed:    %s\n", m.Test)
-				continue
-			}
-			fmt.Fprintf(b, "    missed:    %s %s\n", m.Test, st.dim("(it failed with:)"))
-			fmt.Fprintf(b, "%s\n", text.Indent(truncate(m.Message, maxMessageLines), "                 "))
-		}
+		b.WriteString("\n")
+		o.writeText(b, st, s.Credit)
 	}
 }
 
+// writeText writes what one prediction got right, missed and wrong.
+func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit) {
+	head := fmt.Sprintf("%s (%s%s)", o.Mutant, text.StepPrefix(o.Step), o.Status)
+	switch {
+	case o.NotPredicted:
+		fmt.Fprintf(b, "%s %s: %s\n", st.dim("-"), head, st.dim("not predicted"))
+		fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
+		return
+	case o.Exact:
+		fmt.Fprintf(b, "%s %s: %s\n", st.good("✓"), head, st.good("exact"))
+	default:
+		fmt.Fprintf(b, "%s %s: %s\n", st.bad("✗"), head, st.bad("differs"))
+	}
+	fmt.Fprintf(b, "    predicted: %s\n", list(o.Predicted, "none: it survives"))
+	fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
+	if o.Exact {
+		return
+	}
+	if len(o.Right) > 0 {
+		fmt.Fprintf(b, "    right:     %s\n", strings.Join(o.Right, ", "))
+	}
+	for _, name := range o.Wrong {
+		fmt.Fprintf(b, "    wrong:     %s %s\n", name, st.dim("(predicted, but it passed)"))
+	}
+	for _, m := range o.Missed {
+		if m.Message == "" {
+			fmt.Fprintf(b, "    missed:    %s\n", m.Test)
+			continue
+		}
+		fmt.Fprintf(b, "    missed:    %s %s\n", m.Test, st.dim("(it failed with:)"))
+		fmt.Fprintf(b, "%s\n", text.Indent(truncate(m.Message, maxMessageLines), "                 "))
+	}
+	if credit == CreditPartial {
+		fmt.Fprintf(b, "    credit:    %s of %s (F1 %.2f)\n", points(o.Points), text.Count(o.MaxPoints, "point", "points"), o.F1)
+	}
+}
+
+// points writes a number of points with at most two decimals: 2, 0.67.
+func points(p float64) string {
+	return strconv.FormatFloat(math.Round(p*100)/100, 'f', -1, 64)
+}
+
 func (c *Class) writeSummary(b *strings.Builder) {
-	fmt.Fprintf(b, "\nclass: %d files\n", len(c.Scores))
+	fmt.Fprintf(b, "\nclass: %s", text.Count(c.Learners(), "learner", "learners"))
+	if len(c.Invalid) > 0 {
+		fmt.Fprintf(b, ", %d with an invalid file", len(c.Invalid))
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEARNER\tEXACT\tPRECISION\tRECALL")
+	fmt.Fprintln(tw, "LEARNER\tEXACT\tPOINTS\tPRECISION\tRECALL")
 	for _, s := range c.Scores {
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.2f\t%.2f\n", s.Name(), s.Exact, s.Total, s.Precision, s.Recall)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s/%d\t%s\t%s\n", s.Name(), s.Exact, s.Total, points(s.Points), s.MaxPoints, s.Precision, s.Recall)
+	}
+	for _, inv := range c.Invalid {
+		fmt.Fprintf(tw, "%s\tinvalid\t0\t–\t–\n", inv.File)
 	}
 	tw.Flush()
+	if m := c.Model; m != nil {
+		fmt.Fprintf(b, "not counted: %s, the model answer, %d/%d exact\n", m.File, m.Exact, m.Total)
+	}
 	var most []string
 	for _, m := range c.Mispredicted {
 		if m.Files > 0 {
-			most = append(most, fmt.Sprintf("%s (%d of %d)", m.Mutant, m.Files, len(c.Scores)))
+			most = append(most, fmt.Sprintf("%s (%d of %d)", m.Mutant, m.Files, c.Learners()))
 		}
 	}
-	if len(most) == 0 {
-		fmt.Fprintf(b, "mispredicted most: none; every file is exact\n")
-		return
+	switch {
+	case len(c.Scores) == 0:
+	case len(most) == 0:
+		fmt.Fprintf(b, "mispredicted most: none; every learner's file is exact\n")
+	default:
+		fmt.Fprintf(b, "mispredicted most: %s\n", strings.Join(most, ", "))
 	}
-	fmt.Fprintf(b, "mispredicted most: %s\n", strings.Join(most, ", "))
 }
 
 // WriteMarkdown writes the comparison as Markdown tables, for feedback.
 func (c *Class) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	if len(c.Scores) > 1 {
-		fmt.Fprintf(&b, "## Class\n\n| learner | exact | precision | recall |\n|---|---:|---:|---:|\n")
+	if c.Learners() > 1 {
+		fmt.Fprintf(&b, "## Class\n\n| learner | exact | points | precision | recall |\n|---|---:|---:|---:|---:|\n")
 		for _, s := range c.Scores {
-			fmt.Fprintf(&b, "| %s | %d/%d | %.2f | %.2f |\n", mdText(s.Name()), s.Exact, s.Total, s.Precision, s.Recall)
+			fmt.Fprintf(&b, "| %s | %d/%d | %s/%d | %s | %s |\n", mdText(s.Name()), s.Exact, s.Total, points(s.Points), s.MaxPoints, s.Precision, s.Recall)
 		}
-		fmt.Fprintf(&b, "\n| mutant | files that mispredicted it |\n|---|---:|\n")
+		for _, inv := range c.Invalid {
+			fmt.Fprintf(&b, "| %s | invalid | 0 | – | – |\n", mdText(inv.File))
+		}
+		fmt.Fprintf(&b, "\n| mutant | learners who mispredicted it |\n|---|---:|\n")
 		for _, m := range c.Mispredicted {
-			fmt.Fprintf(&b, "| `%s` | %d of %d |\n", m.Mutant, m.Files, len(c.Scores))
+			fmt.Fprintf(&b, "| `%s` | %d of %d |\n", m.Mutant, m.Files, c.Learners())
 		}
 		b.WriteString("\n")
 	}
-	for i, s := range c.Scores {
+	for i, s := range c.all() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "## %s: %d of %d exact, precision %.2f, recall %.2f\n\n",
-			mdText(s.Name()), s.Exact, s.Total, s.Precision, s.Recall)
-		b.WriteString("| step | mutant | status | predicted | failed | missed | wrong | exact |\n")
-		b.WriteString("|---:|---|---|---|---|---|---|:---:|\n")
+		fmt.Fprintf(&b, "## %s\n\n", mdText(s.heading()))
+		b.WriteString("| step | mutant | status | predicted | failed | missed | wrong | exact | points |\n")
+		b.WriteString("|---:|---|---|---|---|---|---|:---:|---:|\n")
 		for _, o := range s.Outcomes {
 			exact := "✗"
 			switch {
@@ -148,8 +193,8 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 			if o.NotPredicted {
 				predicted = "—"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
-				text.Step(o.Step), o.Mutant, o.Status, predicted, mdList(o.Failed), mdList(missed), mdList(o.Wrong), exact)
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s/%d |\n",
+				text.Step(o.Step), o.Mutant, o.Status, predicted, mdList(o.Failed), mdList(missed), mdList(o.Wrong), exact, points(o.Points), o.MaxPoints)
 		}
 		// What the missed tests reported: the observations not foreseen.
 		first := true

@@ -84,7 +84,7 @@ type htmlPage struct {
 	Version        string
 	Mutants        []htmlMutant
 	Rows           []htmlRow
-	Idle           []string // tests that failed under no mutant
+	Idle           []string // tests that no mutant made fail
 }
 
 type htmlMutant struct {
@@ -135,7 +135,7 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 {{range .Rows}}<tr><th>{{.Test}}</th>{{$test := .Test}}{{range .Cells}}{{if .Failed}}<td class="failed" data-test="{{$test}}" data-mutant="{{.Mutant}}" title="{{.Message}}">✗</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
-{{with .Idle}}<p id="idle">{{len .}} tests failed under no mutant: {{range $i, $t := .}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}.</p>{{end}}
+{{with .Idle}}<p id="idle">No mutant made {{if eq (len .) 1}}this test{{else}}these {{len .}} tests{{end}} fail: they passed under every mutant of the run: {{range $i, $t := .}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}.</p>{{end}}
 <h2>Mutants</h2>
 {{range .Mutants}}<article id="mutant-{{.ID}}">
 <h3>{{.ID}}{{if .Step}} (step {{.Step}}){{end}}: <span class="status-{{.Status.CSS}}">{{.Status}}</span></h3>

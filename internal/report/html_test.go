@@ -54,7 +54,7 @@ func TestWriteHTML_MatrixAndReport(t *testing.T) {
 		// A failed subtest the baseline's names lack still has its row.
 		`<tr><th>TestModel/seq</th><td class="failed" data-test="TestModel/seq" data-mutant="claim-boundary"`,
 		`<td class="failed" data-test="TestModel" data-mutant="claim-boundary" title="failed because its subtests failed: TestModel/seq">`,
-		`<p id="idle">3 tests failed under no mutant: <code>TestA</code>, <code>TestB</code>, <code>TestB/sub</code>.</p>`,
+		`<p id="idle">No mutant made these 3 tests fail: they passed under every mutant of the run: <code>TestA</code>, <code>TestB</code>, <code>TestB/sub</code>.</p>`,
 		`<dt>Contract</dt><dd>a lease is held until its expiry, not at it</dd>`,
 	} {
 		if !strings.Contains(page, want) {

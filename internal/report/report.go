@@ -97,7 +97,10 @@ type Mutant struct {
 	Rationale string
 	Seed      string
 	// Diff is the mutant as a unified diff against the code.
-	Diff        string
+	Diff string
+	// Points is what a prediction of the mutant is worth when graded (the
+	// catalog's points:); 0 reads as 1 (see Worth).
+	Points      int
 	Status      Status
 	Build       Mode     // "switch": the one switched build; "overlay": a build of its own
 	FailedTests []string // sorted; a subtest is "Parent/sub"; never null
@@ -140,6 +143,15 @@ type Location struct {
 type Position struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`
+}
+
+// Worth returns what a prediction of m is worth when graded: its points,
+// 1 by default.
+func (m *Mutant) Worth() int {
+	if m.Points < 1 {
+		return 1
+	}
+	return m.Points
 }
 
 // AddFailure records that test failed under m, with its message.

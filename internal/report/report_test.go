@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func sample() *Report {
 	ms := []Mutant{
 		{ID: "claim-boundary", Step: 4, Title: "the expiry comparison in Claim is inclusive", Target: "Store.Claim",
-			File: "lease/lease.go", Line: 226, Status: Killed, Build: "switch", Seconds: 3.25, TestSeconds: 1.5,
+			File: "lease/lease.go", Line: 226, Status: Killed, Build: "switch", Seconds: 3.25, TestSeconds: 1.5, Points: 2,
 			FailedTests: []string{"TestClaim_ReassignsAtExactExpiry", "TestModel/seq"},
 			Failures: []Failure{
 				{Test: "TestClaim_ReassignsAtExactExpiry", Message: "claim_test.go:40: Claim(now == until) = 0, want 2"},

@@ -71,7 +71,7 @@ func summary(in Input, byID map[string]report.Mutant) string {
 		fmt.Fprintf(&b, "- The experiments (%s): %s.\n", codeList(in.ExperimentFiles, ""), count(in.Experiments))
 	}
 	if in.Score != nil {
-		fmt.Fprintf(&b, "- `%s`: %d of %d exact, precision %.2f, recall %.2f.\n",
+		fmt.Fprintf(&b, "- `%s`: %d of %d exact, precision %s, recall %s.\n",
 			in.Predictions, in.Score.Exact, in.Score.Total, in.Score.Precision, in.Score.Recall)
 	}
 	return b.String()
@@ -171,7 +171,7 @@ func scores(in Input) string {
 		fmt.Fprintf(&b, "| %d | `%s` | %d | %d | %d | %d | %d | %s |\n",
 			o.Step, o.Mutant, len(o.Predicted), len(o.Failed), len(o.Right), len(o.Missed), len(o.Wrong), exact)
 	}
-	fmt.Fprintf(&b, "\n`%s`: %d of %d exact, precision %.2f, recall %.2f (`go tool mutate check %s`).\n",
+	fmt.Fprintf(&b, "\n`%s`: %d of %d exact, precision %s, recall %s (`go tool mutate check %s`).\n",
 		in.Predictions, in.Score.Exact, in.Score.Total, in.Score.Precision, in.Score.Recall, in.Predictions)
 	return b.String()
 }

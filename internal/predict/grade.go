@@ -1,0 +1,339 @@
+package predict
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+// Visibilities are when Gradescope shows a result to the learner.
+var Visibilities = []string{"visible", "hidden", "after_due_date", "after_published"}
+
+// gradescopeResults is Gradescope's results.json, the fields mutate
+// writes (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+type gradescopeResults struct {
+	Score            float64          `json:"score"`
+	Output           string           `json:"output"`
+	OutputFormat     string           `json:"output_format"`
+	TestOutputFormat string           `json:"test_output_format"`
+	Visibility       string           `json:"visibility"`
+	StdoutVisibility string           `json:"stdout_visibility"`
+	Tests            []gradescopeTest `json:"tests"`
+}
+
+type gradescopeTest struct {
+	Name       string  `json:"name"`
+	Number     string  `json:"number,omitempty"`
+	Score      float64 `json:"score"`
+	MaxScore   float64 `json:"max_score"`
+	Status     string  `json:"status"`
+	Output     string  `json:"output"`
+	Visibility string  `json:"visibility"`
+}
+
+// WriteGradescope writes s as Gradescope's results.json: the score, and a
+// test per mutant worth its points, passed when the prediction is exact,
+// with what was predicted, missed and wrong as its output; visibility says
+// when the learner sees them. An invalid file scores 0, and its problems
+// are the output.
+func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
+	res := gradescopeResults{Score: round(s.Points), Output: s.summary(), OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescopeTest{}}
+	for _, o := range s.Outcomes {
+		t := gradescopeTest{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
+			Status: "failed", Output: s.feedback(&o), Visibility: visibility}
+		if o.Step > 0 {
+			t.Number = fmt.Sprint(o.Step)
+		}
+		if o.Exact {
+			t.Status = "passed"
+		}
+		res.Tests = append(res.Tests, t)
+	}
+	return writeJSON(w, res)
+}
+
+// classroomResult is what GitHub Classroom's autograding reporter
+// (classroom-resources/autograding-grading-reporter) reads from a
+// runner's step output, base64-encoded.
+type classroomResult struct {
+	Version  int             `json:"version"`
+	Status   string          `json:"status"`
+	MaxScore int             `json:"max_score"`
+	Tests    []classroomTest `json:"tests"`
+}
+
+type classroomTest struct {
+	Name     string  `json:"name"`
+	Status   string  `json:"status"`
+	Score    float64 `json:"score"`
+	Message  string  `json:"message"`
+	TestCode string  `json:"test_code"`
+	Filename string  `json:"filename"`
+}
+
+// WriteClassroom writes s as the result of a GitHub Classroom runner: a
+// test per mutant that scores its points, pass when the prediction is
+// exact, and status pass when every prediction is, error for an invalid
+// file, fail otherwise. The reporter records the sum of the tests'
+// scores out of max_score.
+func (s *Score) WriteClassroom(w io.Writer) error {
+	res := classroomResult{Version: 1, Status: "pass", MaxScore: s.MaxPoints, Tests: []classroomTest{}}
+	if len(s.Problems) > 0 {
+		res.Status = "error"
+		res.Tests = append(res.Tests, classroomTest{Name: s.File, Status: "error", Message: s.summary(),
+			TestCode: "go tool mutate check " + s.File, Filename: s.File})
+		return writeJSON(w, res)
+	}
+	for _, o := range s.Outcomes {
+		t := classroomTest{Name: o.name(), Status: "fail", Score: round(o.Points), Message: s.feedback(&o),
+			TestCode: "go tool mutate show " + o.Mutant, Filename: s.File}
+		if o.Exact {
+			t.Status = "pass"
+		} else {
+			res.Status = "fail"
+		}
+		res.Tests = append(res.Tests, t)
+	}
+	return writeJSON(w, res)
+}
+
+// WriteCSV writes a row per file, for a spreadsheet or an LMS import:
+// learner, file, role (learner, invalid or model answer), the exact
+// count, points, the most points, precision and recall (empty when
+// undefined), then a column per mutant: exact, differs, missing or
+// invalid.
+func (c *Class) WriteCSV(w io.Writer) error {
+	var ids []string
+	for _, s := range c.all() {
+		for _, o := range s.Outcomes {
+			if !slices.Contains(ids, o.Mutant) {
+				ids = append(ids, o.Mutant)
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	cw.Write(append([]string{"learner", "file", "role", "exact", "points", "max_points", "precision", "recall"}, ids...))
+	ratio := func(r Ratio) string {
+		if !r.Defined() {
+			return ""
+		}
+		return fmt.Sprintf("%.4f", r.Value())
+	}
+	for _, s := range c.all() {
+		role := "learner"
+		if s.Model {
+			role = "model answer"
+		}
+		row := []string{s.Learner, s.File, role, fmt.Sprint(s.Exact), points(s.Points), fmt.Sprint(s.MaxPoints), ratio(s.Precision), ratio(s.Recall)}
+		for _, id := range ids {
+			row = append(row, cellWord(s, id))
+		}
+		cw.Write(row)
+	}
+	for _, inv := range c.Invalid {
+		row := []string{"", inv.File, "invalid", "0", "0", "", "", ""}
+		for range ids {
+			row = append(row, "invalid")
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cellWord is a file's prediction of mutant id in one word.
+func cellWord(s *Score, id string) string {
+	for _, o := range s.Outcomes {
+		switch {
+		case o.Mutant != id:
+		case o.NotPredicted:
+			return "missing"
+		case o.Exact:
+			return "exact"
+		default:
+			return "differs"
+		}
+	}
+	return "missing"
+}
+
+// name is how a graded mutant is named: "step 4: claim-boundary (the
+// expiry comparison in Claim is inclusive)".
+func (o *Outcome) name() string {
+	name := o.Mutant
+	if o.Step > 0 {
+		name = fmt.Sprintf("step %d: %s", o.Step, o.Mutant)
+	}
+	if o.Title != "" {
+		name += " (" + o.Title + ")"
+	}
+	return name
+}
+
+// feedback is what a grade says of one prediction of s: the comparison
+// as check prints it, without colour.
+func (s *Score) feedback(o *Outcome) string {
+	if len(s.Problems) > 0 {
+		return "not compared: " + s.File + " is invalid"
+	}
+	var b strings.Builder
+	o.writeText(&b, Style{}, s.Credit)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// summary is what a grade says of the whole file: the heading, or why
+// the file could not be compared.
+func (s *Score) summary() string {
+	if len(s.Problems) == 0 {
+		return s.heading()
+	}
+	return fmt.Sprintf("%s is invalid, so nothing was compared and it scores 0 of %s; fix every problem and check it again:\n%s",
+		s.File, text.Count(s.MaxPoints, "point", "points"), strings.Join(s.Problems, "\n"))
+}
+
+// round keeps two decimals of a number of points, as they are shown.
+func round(p float64) float64 { return math.Round(p*100) / 100 }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Submission returns the score that a grade is for: the one learner's
+// file (an invalid one scores nothing against rep's mutants), or, with
+// no learner's file, the model answer's. Several learners' files are an
+// error: a grade is for one submission.
+func (c *Class) Submission(rep *report.Report) (*Score, error) {
+	switch {
+	case len(c.Scores) == 1 && len(c.Invalid) == 0:
+		return c.Scores[0], nil
+	case len(c.Scores) == 0 && len(c.Invalid) == 1:
+		return InvalidScore(c.Invalid[0], rep), nil
+	case c.Learners() == 0 && c.Model != nil:
+		return c.Model, nil
+	}
+	return nil, fmt.Errorf("a grade is for one submission, and %d learners' files were given: grade each on its own", c.Learners())
+}
+
+// Outputs are the files check writes for a course: the class page, the
+// CSV, and one learner's grade for Gradescope (with its visibility) or
+// GitHub Classroom. Model is the path of the exercise's model answer,
+// "" for none.
+type Outputs struct {
+	HTML, CSV, Gradescope, Visibility, Classroom string
+	Model                                        string
+}
+
+// OutputFile is one file to write: where, what it is, and how; Note is
+// something to say first, or "".
+type OutputFile struct {
+	Path, What, Note string
+	Write            func(io.Writer) error
+}
+
+// Grading reports whether a grade of one submission is asked for.
+func (o *Outputs) Grading() bool { return o.Gradescope != "" || o.Classroom != "" }
+
+// IsModel reports whether path is the model answer's file.
+func (o *Outputs) IsModel(path string) bool {
+	if o.Model == "" {
+		return false
+	}
+	a, errA := os.Stat(path)
+	b, errB := os.Stat(o.Model)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// OneSubmission checks, before anything runs, that a grade has one
+// learner's file to grade among files: those that are not the model
+// answer.
+func (o *Outputs) OneSubmission(files []string) error {
+	if !o.Grading() {
+		return nil
+	}
+	var learners []string
+	for _, f := range files {
+		if !o.IsModel(f) {
+			learners = append(learners, f)
+		}
+	}
+	if len(learners) > 1 {
+		return fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given (%s): grade each on its own", len(learners), strings.Join(learners, ", "))
+	}
+	return nil
+}
+
+// Files returns the files to write for class, graded against rep's
+// mutants.
+func (o *Outputs) Files(class *Class, rep *report.Report) ([]OutputFile, error) {
+	var files []OutputFile
+	if o.HTML != "" {
+		files = append(files, OutputFile{Path: o.HTML, What: "the class page; open it in a browser", Write: class.WriteHTML})
+	}
+	if o.CSV != "" {
+		files = append(files, OutputFile{Path: o.CSV, What: "a row per prediction file", Write: class.WriteCSV})
+	}
+	if !o.Grading() {
+		return files, nil
+	}
+	sub, err := class.Submission(rep)
+	if err != nil {
+		return nil, err
+	}
+	note := ""
+	if sub.Model {
+		note = "grading " + sub.File + ", the model answer, as no learner's file was given"
+	}
+	what := fmt.Sprintf("%s's grade, %s of %s", sub.Name(), points(sub.Points), text.Count(sub.MaxPoints, "point", "points"))
+	if o.Gradescope != "" {
+		files = append(files, OutputFile{Path: o.Gradescope, What: what + ", for Gradescope", Note: note,
+			Write: func(w io.Writer) error { return sub.WriteGradescope(w, o.Visibility) }})
+		note = ""
+	}
+	if o.Classroom != "" {
+		files = append(files, OutputFile{Path: o.Classroom, What: what + ", for GitHub Classroom", Note: note, Write: sub.WriteClassroom})
+	}
+	return files, nil
+}
+
+// Paths returns the files o writes, "" for those it does not.
+func (o *Outputs) Paths() []string { return []string{o.HTML, o.CSV, o.Gradescope, o.Classroom} }
+
+// Class compares every valid file with rep under credit, the model answer
+// marked, and gathers the class with the invalid files.
+func (o *Outputs) Class(files []*File, invalid []Invalid, rep *report.Report, credit Credit) *Class {
+	var scores []*Score
+	for _, f := range files {
+		s := Compare(f, rep, credit)
+		s.Model = o.IsModel(f.Path)
+		scores = append(scores, s)
+	}
+	return NewClass(scores, invalid)
+}
+
+// KnownOf returns what a prediction file may name when it is compared
+// with rep, a run's results: its mutants, every one required, and its
+// tests. A generated mutant dropped as not valid Go is still one that a
+// file (a template) may predict.
+func KnownOf(rep *report.Report) Known {
+	var ran []string
+	for _, m := range rep.Mutants {
+		ran = append(ran, m.ID)
+	}
+	known := Known{Mutants: slices.Clone(ran), Required: ran, Tests: rep.Baseline.TestNames}
+	for _, d := range rep.Dropped {
+		known.Mutants = append(known.Mutants, d.ID)
+	}
+	return known
+}

@@ -1,0 +1,226 @@
+package predict
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// validate checks data against a schema of testdata/schemas.
+func validate(t *testing.T, schema string, data []byte) {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/schemas/" + schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(schema, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("%s does not follow %s: %v", data, schema, err)
+	}
+}
+
+// gradedRun has three mutants: m1 worth 1, m2 worth 2 (two tests fail),
+// m3 worth 1 and survives.
+func gradedRun() *report.Report {
+	m1, m2, m3 := killed("m1", "TestA"), killed("m2", "TestA", "TestB"), survived("m3")
+	m1.Step, m1.Title = 1, "the first fault"
+	m2.Step, m2.Points = 2, 2
+	return &report.Report{Mutants: []report.Mutant{m1, m2, m3}}
+}
+
+// alice predicts m1 exactly, half of m2 (TestA right, TestB missed, TestP
+// wrong), and m3 wrongly.
+const alice = "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestP]}\n  m3: {fails: [TestB]}\n"
+
+// Exact credit gives a mutant's points to an exact prediction; partial
+// credit gives points × F1, where F1 = 2·right / (2·right + wrong +
+// missed).
+func TestCompare_Credit(t *testing.T) {
+	f := loadString(t, known, alice)
+	exact := Compare(f, gradedRun(), CreditExact)
+	if exact.Points != 1 || exact.MaxPoints != 4 {
+		t.Errorf("exact credit: %v of %d points, want 1 of 4", exact.Points, exact.MaxPoints)
+	}
+	partial := Compare(f, gradedRun(), CreditPartial)
+	// m1: F1 1, 1 point; m2: right 1, wrong 1, missed 1, F1 2/4, 1 of 2
+	// points; m3: right 0, wrong 1, F1 0.
+	for _, tc := range []struct {
+		id         string
+		f1, points float64
+	}{{"m1", 1, 1}, {"m2", 0.5, 1}, {"m3", 0, 0}} {
+		if o := outcome(t, partial, tc.id); o.F1 != tc.f1 || o.Points != tc.points {
+			t.Errorf("partial credit, %s: F1 %v, %v points; want %v, %v", tc.id, o.F1, o.Points, tc.f1, tc.points)
+		}
+	}
+	if partial.Points != 2 || partial.Credit != CreditPartial {
+		t.Errorf("partial credit: %v points (%s), want 2 (partial)", partial.Points, partial.Credit)
+	}
+	var b bytes.Buffer
+	if err := NewClass([]*Score{partial}, nil).WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(alice): 1 of 3 exact, 2 of 4 points, precision 0.50, recall 0.67\n", "    credit:    1 of 2 points (F1 0.50)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if _, err := ParseCredit("most"); err == nil || !strings.Contains(err.Error(), "want exact") {
+		t.Errorf("ParseCredit(most) = %v, want an error naming the choices", err)
+	}
+}
+
+// A blank template scores nothing, and its precision is undefined, not 1.
+func TestCompare_ABlankTemplateScoresNothing(t *testing.T) {
+	blank := loadString(t, known, "predictions:\n  m1: {fails: []}\n  m2: {fails: []}\n  m3: {fails: []}\n")
+	s := Compare(blank, gradedRun(), CreditPartial)
+	// m3 survives, as the blank template predicts: that one is exact.
+	if s.Exact != 1 || s.Points != 1 || s.Precision.Defined() || s.Recall != (Ratio{0, 3}) {
+		t.Fatalf("blank: exact %d, %v points, precision %v, recall %v; want 1, 1, –, 0/3", s.Exact, s.Points, s.Precision, s.Recall)
+	}
+	if h := s.heading(); !strings.HasSuffix(h, ": 1 of 3 exact, 1 of 4 points, precision –, recall 0.00") {
+		t.Errorf("heading = %q", h)
+	}
+}
+
+func TestScore_WriteGradescope(t *testing.T) {
+	s := Compare(loadString(t, known, alice), gradedRun(), CreditExact)
+	var b bytes.Buffer
+	if err := s.WriteGradescope(&b, "after_due_date"); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "gradescope-results.schema.json", b.Bytes())
+	var got gradescopeResults
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Score != 1 || got.Visibility != "after_due_date" || len(got.Tests) != 3 || !strings.Contains(got.Output, "(alice): 1 of 3 exact, 1 of 4 points") {
+		t.Fatalf("results = %+v", got)
+	}
+	want := []gradescopeTest{
+		{Name: "step 1: m1 (the first fault)", Number: "1", Score: 1, MaxScore: 1, Status: "passed", Visibility: "after_due_date"},
+		{Name: "step 2: m2", Number: "2", Score: 0, MaxScore: 2, Status: "failed", Visibility: "after_due_date"},
+		{Name: "m3", Score: 0, MaxScore: 1, Status: "failed", Visibility: "after_due_date"},
+	}
+	for i, w := range want {
+		g := got.Tests[i]
+		g.Output = ""
+		if g != w {
+			t.Errorf("test %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if out := got.Tests[1].Output; !strings.Contains(out, "    missed:    TestB (it failed with:)\n                 TestB failed") || !strings.Contains(out, "    wrong:     TestP (predicted, but it passed)") {
+		t.Errorf("m2's output = %q, want what was missed, with its message, and what was wrong", out)
+	}
+}
+
+func TestScore_WriteClassroom(t *testing.T) {
+	s := Compare(loadString(t, known, alice), gradedRun(), CreditPartial)
+	var b bytes.Buffer
+	if err := s.WriteClassroom(&b); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "classroom-result.schema.json", b.Bytes())
+	var got classroomResult
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != 1 || got.Status != "fail" || got.MaxScore != 4 || len(got.Tests) != 3 {
+		t.Fatalf("result = %+v", got)
+	}
+	if t1, t2 := got.Tests[0], got.Tests[1]; t1.Status != "pass" || t1.Score != 1 || t2.Status != "fail" || t2.Score != 1 || t2.Name != "step 2: m2" {
+		t.Errorf("tests = %+v, %+v; want m1 passed with 1, m2 failed with 1 (half of 2)", t1, t2)
+	}
+
+	exact := Compare(loadString(t, known, "predictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
+	b.Reset()
+	if err := exact.WriteClassroom(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Status != "pass" || got.Tests[1].Score != 2 {
+		t.Errorf("every prediction exact: %+v, %v; want pass, m2 scoring 2", got, err)
+	}
+}
+
+// An invalid file earns nothing, and every output says why.
+func TestInvalidScore(t *testing.T) {
+	s := InvalidScore(Invalid{File: "bob.yaml", Problems: []string{"bob.yaml:3:7: unknown mutant \"m9\""}}, gradedRun())
+	var gs, cr bytes.Buffer
+	if err := s.WriteGradescope(&gs, "visible"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteClassroom(&cr); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "gradescope-results.schema.json", gs.Bytes())
+	validate(t, "classroom-result.schema.json", cr.Bytes())
+	var g gradescopeResults
+	var c classroomResult
+	json.Unmarshal(gs.Bytes(), &g)
+	json.Unmarshal(cr.Bytes(), &c)
+	if g.Score != 0 || len(g.Tests) != 3 || g.Tests[1].MaxScore != 2 || !strings.Contains(g.Output, "bob.yaml is invalid, so nothing was compared and it scores 0 of 4 points") || !strings.Contains(g.Output, `bob.yaml:3:7: unknown mutant "m9"`) {
+		t.Errorf("Gradescope = %+v", g)
+	}
+	if c.Status != "error" || c.MaxScore != 4 || len(c.Tests) != 1 || c.Tests[0].Status != "error" || c.Tests[0].Score != 0 || !strings.Contains(c.Tests[0].Message, `unknown mutant "m9"`) {
+		t.Errorf("Classroom = %+v", c)
+	}
+}
+
+// The CSV has a row per file, the model answer marked as such and an
+// invalid file as invalid, and a column per mutant.
+func TestClass_WriteCSV(t *testing.T) {
+	a := Compare(loadString(t, known, alice), gradedRun(), CreditExact)
+	blank := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), gradedRun(), CreditExact)
+	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
+	model.Model = true
+	c := NewClass([]*Score{model, a, blank}, []Invalid{{File: "bob.yaml"}})
+	var b bytes.Buffer
+	if err := c.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"learner", "file", "role", "exact", "points", "max_points", "precision", "recall", "m1", "m2", "m3"},
+		{"alice", a.File, "learner", "1", "1", "4", "0.5000", "0.6667", "exact", "differs", "differs"},
+		{"", blank.File, "learner", "0", "0", "4", "", "0.0000", "differs", "missing", "missing"},
+		{"model", model.File, "model answer", "3", "4", "4", "1.0000", "1.0000", "exact", "exact", "exact"},
+		{"", "bob.yaml", "invalid", "0", "0", "", "", "", "invalid", "invalid", "invalid"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("CSV rows = %q, want %q", rows, want)
+	}
+	for i := range want {
+		if strings.Join(rows[i], ",") != strings.Join(want[i], ",") {
+			t.Errorf("row %d = %q, want %q", i, rows[i], want[i])
+		}
+	}
+	// The model answer is in no class figure: each mutant is
+	// mispredicted by alice or the blank file, once.
+	if c.Learners() != 3 || len(c.Mispredicted) != 3 || c.Mispredicted[0] != (MutantCount{"m1", 1}) || c.Mispredicted[2] != (MutantCount{"m3", 1}) {
+		t.Errorf("learners %d, mispredicted %+v; want 3, each mutant once", c.Learners(), c.Mispredicted)
+	}
+}

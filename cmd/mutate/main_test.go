@@ -97,6 +97,7 @@ func TestScripts(t *testing.T) {
 			"waitcmd":      cmdWaitcmd,
 			"sleep":        cmdSleep,
 			"limits":       cmdLimits,
+			"minimalset":   cmdMinimalSet,
 		},
 	})
 }
@@ -251,6 +252,51 @@ func cmdSameMatrix(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mutant %d: %s %s %v, then %s %s %v", i, m.ID, m.Status, m.FailedTests, n.ID, n.Status, n.FailedTests)
 		}
 	}
+}
+
+// minimalset DRAFT GENERATED checks a run of a catalog draft (DRAFT, mutate
+// run -json) against the full generated run it was drafted from: every
+// mutant of the draft is killed; their failing sets are pairwise distinct,
+// none strictly contains another, and each is the failing set of the
+// generated mutant of the same id; and there are no more of them than
+// distinct failing sets in the generated run.
+func cmdMinimalSet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: minimalset DRAFT GENERATED")
+	}
+	d, err := report.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	g, err := report.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	gen, distinct := map[string][]string{}, map[string]bool{}
+	for _, m := range g.Mutants {
+		gen[m.ID] = m.FailedTests
+		if m.Status == report.Killed {
+			distinct[strings.Join(m.FailedTests, ",")] = true
+		}
+	}
+	contains := func(a, b []string) bool { // a ⊇ b
+		for _, t := range b {
+			if !slices.Contains(a, t) {
+				return false
+			}
+		}
+		return true
+	}
+	for i, m := range d.Mutants {
+		if m.Status != report.Killed || !slices.Equal(m.FailedTests, gen[m.ID]) {
+			ts.Fatalf("%s: %s by %v; generated: %v", m.ID, m.Status, m.FailedTests, gen[m.ID])
+		}
+		for _, n := range d.Mutants[:i] {
+			if contains(m.FailedTests, n.FailedTests) || contains(n.FailedTests, m.FailedTests) {
+				ts.Fatalf("%s %v and %s %v: one failing set contains the other", m.ID, m.FailedTests, n.ID, n.FailedTests)
+			}
+		}
+	}
+	if len(d.Mutants) == 0 || len(d.Mutants) > len(distinct) {
+		ts.Fatalf("%d mutants in the draft, %d distinct failing sets in the generated run", len(d.Mutants), len(distinct))
+	}
+	ts.Logf("%d mutants in the draft, of %d distinct failing sets", len(d.Mutants), len(distinct))
 }
 
 // emptydir DIR checks that DIR holds nothing.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -140,29 +139,16 @@ func check(ctx context.Context, c *call, args []string) error {
 
 // writeGrades writes the course's files of class, graded against rep.
 func writeGrades(c *call, g *predict.Outputs, class *predict.Class, rep *report.Report) error {
-	files, err := g.Files(class, rep)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if f.Note != "" {
-			fmt.Fprintf(c.stderr, "mutate check: %s\n", f.Note)
-		}
-		if err := c.writeFile(f.Path, f.What, f.Write); err != nil {
-			return err
-		}
-	}
-	return nil
+	return g.Write(class, rep, c.writeFile, func(note string) { fmt.Fprintf(c.stderr, "mutate check: %s\n", note) })
 }
 
 // runChecked validates the prediction files, runs the mutants (or takes
 // their results from the cache), writes the run to out's files, and
-// returns the report and the valid files. When a file is invalid, the
-// report it returns with the error has the mutants that were to run, for
-// a grade of nothing. Everything in the files but
-// subtest names is checked before anything runs; subtest names, known only
-// from a run of the suite, after the baseline and before any mutant (in a
-// run of a pattern, after the run).
+// returns the report and the valid files (with an invalid one, the
+// mutants to run, for a grade of nothing). Everything in the files but
+// subtest names is checked before anything runs; subtest names, known
+// only from a run of the suite, after the baseline and before any mutant
+// (in a run of a pattern, after the run).
 func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
@@ -180,25 +166,13 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	}
 	// A file may predict any mutant of the files; it must predict those
 	// that run (unless -partial).
-	var ids, run, top []string
-	for _, u := range plan.Units {
-		for _, m := range u.All {
-			ids = append(ids, u.Qual+m.ID)
-		}
-		for _, a := range u.Applied {
-			run = append(run, u.Qual+a.Mutant.ID)
-		}
-		names, err := gotest.TopLevel(u.Target.Dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, name := range names {
-			top = append(top, u.Qual+name)
-		}
+	ids, run, top, err := plan.Names()
+	if err != nil {
+		return nil, nil, err
 	}
 	pfs, err := lp.Load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
 	if err != nil {
-		return toRun(plan), nil, err
+		return plan.Pending(), nil, err
 	}
 	opt := rf.options(pr)
 	recheck := func(tests []string) error {
@@ -210,38 +184,17 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	}
 	rep, err := harness.Run(ctx, plan, opt)
 	if err != nil {
-		return toRun(plan), nil, err
+		return plan.Pending(), nil, err
 	}
 	if plan.Multi {
 		if err := recheck(rep.Baseline.TestNames); err != nil {
-			return toRun(plan), nil, err
+			return plan.Pending(), nil, err
 		}
 	}
 	if err := out.writeFiles(c, plan.Root, rep); err != nil {
 		return nil, nil, err
 	}
 	return rep, pfs, nil
-}
-
-// toRun returns a report of the mutants that plan runs, with nothing
-// run: what a prediction of each is worth.
-func toRun(plan *exercise.Plan) *report.Report {
-	rep := &report.Report{}
-	for _, u := range plan.Units {
-		for _, a := range u.Applied {
-			m := a.Mutant
-			rep.Mutants = append(rep.Mutants, report.Mutant{ID: u.Qual + m.ID, Step: m.Step, Title: m.Title, Points: m.Points})
-		}
-	}
-	return rep
-}
-
-func reportIDs(rep *report.Report) []string {
-	ids := make([]string, len(rep.Mutants))
-	for i, m := range rep.Mutants {
-		ids[i] = m.ID
-	}
-	return ids
 }
 
 // setFlags returns the names among names that were set on the command line.

@@ -17,7 +17,6 @@ import (
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
-	"github.com/fencelab/fencelab/internal/text"
 )
 
 var usage = `mutate applies faults (mutants) to a Go package as AST rewrites, runs its
@@ -35,6 +34,7 @@ Commands:
   check FILE... run the mutants and compare with the predictions in FILEs
   report        regenerate the generated parts of a report document from a run
   merge FILE... join the results of the shards of a run (run -shard k/n -json)
+  draft         write a catalog draft for a package: its dominator mutants
   help [CMD]    print this, or a command's usage and flags; help statuses,
                 help exit-codes and help operators say what each status, exit
                 code and operator of -generate means
@@ -42,11 +42,6 @@ Commands:
 The mutants are those of the module's mutants/catalog.yaml, or of the files
 given with -mutants; each file names the package it mutates (-pkg
 overrides). mutate works from any directory of the module.
-
-` + text.Wrap("Exit codes of run: "+report.ExitHelp("run"), 78, "") + `
-` + text.Wrap("Exit codes of check: "+report.ExitHelp("check"), 78, "") + `
-` + text.Wrap("Exit codes of report: "+report.ExitHelp("report"), 78, "") + `
-list, show and template exit 0, or 2 on an error.
 `
 
 // call is one invocation of a command: where it prints, and what a
@@ -66,6 +61,7 @@ var commands = map[string]func(ctx context.Context, c *call, args []string) erro
 	"check":    check,
 	"report":   reportCmd,
 	"merge":    merge,
+	"draft":    draft,
 }
 
 // Main runs the mutate command with args (without the program name) and

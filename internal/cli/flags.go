@@ -175,15 +175,23 @@ type runFlags struct {
 	noCache bool
 	quiet   bool
 	full    bool
+	noTCE   bool
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
+	rf.registerAllButFull(fs)
+	fs.BoolVar(&rf.full, "full", false, "run generated mutants like catalog ones: every test, to the end (not only the tests that reach the mutant, up to the first failure)")
+}
+
+// registerAllButFull registers the flags of a command that always runs
+// its mutants to the end.
+func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
 	fs.IntVar(&rf.jobs, "j", runtime.NumCPU(), "run `n` mutants at the same time")
 	fs.DurationVar(&rf.timeout, "timeout", 0, fmt.Sprintf("limit for one mutant's test run (default: %d× the baseline's test run, plus %s)", harness.TimeoutFactor, harness.TimeoutSlack))
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
 	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
-	fs.BoolVar(&rf.full, "full", false, "run generated mutants like catalog ones: every test, to the end (not only the tests that reach the mutant, up to the first failure)")
+	fs.BoolVar(&rf.noTCE, "no-tce", false, "run every generated mutant, without first finding those the compiler makes equivalent to the code or to each other")
 }
 
 func (rf *runFlags) check() error {
@@ -202,7 +210,7 @@ func (rf *runFlags) check() error {
 // options returns the harness's options of a run, progress on stderr.
 func (rf *runFlags) options(pr *progress.Reporter) harness.Options {
 	return harness.Options{
-		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, Progress: pr,
+		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, NoTCE: rf.noTCE, Progress: pr,
 	}
 }
 

@@ -86,7 +86,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
-		if got, want := reportIDs(rep), mutantIDs(all); !slices.Equal(got, want) {
+		if got, want := rep.IDs(), mutation.IDs(all); !slices.Equal(got, want) {
 			return fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *results, got, want)
 		}
 	} else if rep, err = harness.Run(ctx, plan, rf.options(pr)); err != nil {
@@ -108,7 +108,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 		// The prediction file covers the catalog: compare it with that part.
 		catRep := *rep
 		catRep.Mutants = rep.Mutants[:n]
-		pf, err := predict.Load(inRoot(cat.Report.Predictions), predict.Known{Mutants: mutantIDs(in.Catalog), Tests: rep.Baseline.TestNames}, false)
+		pf, err := predict.Load(inRoot(cat.Report.Predictions), predict.Known{Mutants: mutation.IDs(in.Catalog), Tests: rep.Baseline.TestNames}, false)
 		if err != nil {
 			return err
 		}
@@ -149,12 +149,4 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 	}
 	fmt.Fprintf(c.stderr, "mutate: rewrote the generated parts of %s\n", doc)
 	return nil
-}
-
-func mutantIDs(ms []*mutation.Mutant) []string {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return ids
 }

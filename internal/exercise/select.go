@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -348,4 +349,40 @@ func ParseShard(s string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("-shard %s: want k/n with 1 <= k <= n, such as 2/4", s)
 	}
 	return k, n, nil
+}
+
+// Names returns the ids of the plan's mutants, qualified in a run of a
+// pattern: all of them (what a prediction file may name), and those that
+// run (what it must predict); and the names of its packages' top-level
+// tests, read from their test files.
+func (p *Plan) Names() (all, run, tests []string, err error) {
+	for _, u := range p.Units {
+		for _, m := range u.All {
+			all = append(all, u.Qual+m.ID)
+		}
+		for _, a := range u.Applied {
+			run = append(run, u.Qual+a.Mutant.ID)
+		}
+		names, err := gotest.TopLevel(u.Target.Dir)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, name := range names {
+			tests = append(tests, u.Qual+name)
+		}
+	}
+	return all, run, tests, nil
+}
+
+// Pending returns a report of the mutants that the plan runs, with
+// nothing run: what each is, and what a prediction of it is worth.
+func (p *Plan) Pending() *report.Report {
+	rep := &report.Report{}
+	for _, u := range p.Units {
+		for _, a := range u.Applied {
+			m := a.Mutant
+			rep.Mutants = append(rep.Mutants, report.Mutant{ID: u.Qual + m.ID, Step: m.Step, Title: m.Title, Points: m.Points})
+		}
+	}
+	return rep
 }

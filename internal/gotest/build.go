@@ -166,3 +166,25 @@ func Env(ctx context.Context, goCmd string, names ...string) (map[string]string,
 	}
 	return env, nil
 }
+
+// Assembly returns what the compiler emits for c's package, not its
+// tests: the text of every function and data symbol, as go build
+// -gcflags=-S prints it, without DWARF. Nothing is linked or kept; the
+// build cache serves a package compiled before. When the package does not
+// compile, the error is a *BuildError.
+func (c Compile) Assembly(ctx context.Context) ([]byte, error) {
+	args := append([]string{"build", "-gcflags=-S -dwarf=false", "-o", os.DevNull}, c.Flags...)
+	cmd := command(ctx, c.Go, append(args, c.Package)...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := run(cmd)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, &BuildError{Package: c.Package, Output: stderr.String()}
+	}
+	return stderr.Bytes(), nil
+}

@@ -78,6 +78,10 @@ type Options struct {
 	// the end. Without it, a generated mutant runs only the tests that
 	// reach its site, and stops at the first that fails.
 	Full bool
+	// NoTCE runs every generated mutant, without first comparing its
+	// compiled code with the reference's and the other mutants' (see
+	// prepared.tce).
+	NoTCE bool
 
 	// AfterBaseline, if set, is called with the names of each package's
 	// baseline tests (from a run, or the cache; qualified in a run of a

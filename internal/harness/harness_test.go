@@ -119,6 +119,7 @@ type testRun struct {
 	Jobs          int
 	Timeout       time.Duration
 	NoCache, Full bool
+	NoTCE         bool
 	Runner        Runner
 	AfterBaseline func([]string) error
 }
@@ -146,7 +147,7 @@ func (r testRun) plan(t *testing.T) *exercise.Plan {
 }
 
 func (r testRun) options() Options {
-	return Options{Mode: r.Mode, Jobs: r.Jobs, Timeout: r.Timeout, NoCache: r.NoCache, Full: r.Full, Runner: r.Runner, AfterBaseline: r.AfterBaseline}
+	return Options{Mode: r.Mode, Jobs: r.Jobs, Timeout: r.Timeout, NoCache: r.NoCache, Full: r.Full, NoTCE: r.NoTCE, Runner: r.Runner, AfterBaseline: r.AfterBaseline}
 }
 
 // config returns the configuration of the run's one package.

@@ -44,6 +44,7 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 		}
 	}
 	rep.Shard = plan.Shard
+	rep.Subsume()
 	return rep, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/text"
 
@@ -42,6 +43,25 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	if n := len(results) - len(missing); n > 0 {
 		cfg.Progress.Printf("%d of %d mutants from the cache; running %s", n, len(results), text.Count(len(missing), "mutant", "mutants"))
 	}
+	start := time.Now()
+	tce, err := p.tce(ctx, cfg, missing)
+	if err != nil {
+		return nil, interrupted(ctx, err)
+	}
+	missing, dups := tce.apply(p, results, missing)
+	if len(missing) == 0 && prior != nil {
+		// Every mutant left was equivalent, or cached.
+		if cfg.AfterBaseline != nil {
+			if err := cfg.AfterBaseline(prior.Baseline.TestNames); err != nil {
+				return nil, err
+			}
+		}
+		rep := *prior
+		rep.Mutants, rep.TCE, rep.Seconds = results, tce.report(), time.Since(start).Seconds()
+		rep.Summary, rep.Cached, rep.Dropped = report.Summarize(results), false, nil
+		dropInvalid(cfg, &rep)
+		return &rep, nil
+	}
 	// Only the mutants the cache lacks run, and are built.
 	sub, subCfg := p.subset(cfg, missing)
 	b, err := runBaseline(ctx, subCfg, sub)
@@ -60,8 +80,16 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	for i, j := range missing {
 		results[j] = rep.Mutants[i]
 	}
-	p.store(cfg, keys, rep)
+	for i, j := range dups {
+		results[i] = duplicate(results[i], results[j])
+	}
+	rep.TCE = tce.report()
+	if rep.TCE != nil {
+		rep.Seconds += rep.TCE.Seconds
+	}
+	// The cache keeps the equivalents and duplicates too.
 	rep.Mutants, rep.Summary = results, report.Summarize(results)
+	p.store(cfg, keys, rep)
 	dropInvalid(cfg, rep)
 	return rep, nil
 }
@@ -151,7 +179,7 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 	k := treeKeys{in: in, baseline: in.Key()}
-	in.Flags = map[string]string{"pkg": p.Target.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full)}
+	in.Flags = map[string]string{"pkg": p.Target.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE)}
 	k.runs = in.Key()
 	return k
 }

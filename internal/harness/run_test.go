@@ -129,6 +129,8 @@ func cannedRunner() *canned {
 // mutants, each runs once, and its verdict comes from its events. The
 // mutants are generated ones, so coverage runs first (one per test), and a
 // mutant whose site no test reaches is not-covered and does not run.
+// ("same" compiles to the reference's code: trivial compiler equivalence
+// is off, for it to run.)
 func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 	ms := []*mutation.Mutant{
 		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation},
@@ -136,7 +138,7 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		{ID: "unreached", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3", Operator: mutation.OpArithmetic},
 	}
 	r := cannedRunner()
-	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
+	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, NoTCE: true, Runner: r}
 	rep, err := cfg.run(t)
 	if err != nil {
 		t.Fatalf("Run() error = %v", err)

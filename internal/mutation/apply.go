@@ -31,6 +31,10 @@ type Applied struct {
 	// place.
 	Start, End  Position
 	Replacement string
+	// Generic says that the target is generic code (a function with type
+	// parameters, or a method of a generic type): it is compiled where it
+	// is instantiated, not in its package alone.
+	Generic bool
 }
 
 // Position is a place in a file; both count from 1, the column in bytes.
@@ -73,7 +77,32 @@ func (p *Package) Apply(m *Mutant) (*Applied, error) {
 	}
 	start, end := p.fset.Position(s.from), p.fset.Position(s.to)
 	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out,
-		Start: Position{start.Line, start.Column}, End: Position{end.Line, end.Column}, Replacement: s.text}, nil
+		Start: Position{start.Line, start.Column}, End: Position{end.Line, end.Column}, Replacement: s.text,
+		Generic: isGeneric(targetDecl(sf.ast, m.Target))}, nil
+}
+
+// isGeneric reports whether d is a function with type parameters or a
+// method of a generic type.
+func isGeneric(d ast.Decl) bool {
+	fd, ok := d.(*ast.FuncDecl)
+	if !ok {
+		return false
+	}
+	if fd.Type.TypeParams != nil && len(fd.Type.TypeParams.List) > 0 {
+		return true
+	}
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return false
+	}
+	t := fd.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	switch t.(type) {
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		return true
+	}
+	return false
 }
 
 // rewrite applies m to f, a copy of a parsed file, and returns the site.

@@ -88,6 +88,15 @@ func (m *Mutant) errorf(field, format string, args ...any) error {
 	return errors.New(msg)
 }
 
+// IDs returns the ids of ms, in order.
+func IDs(ms []*Mutant) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Check validates what needs no source code: the id, the kind, and that

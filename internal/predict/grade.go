@@ -337,3 +337,21 @@ func KnownOf(rep *report.Report) Known {
 	}
 	return known
 }
+
+// Write writes the files of o for class, graded against rep's mutants,
+// each with create, after saying its note, if any, with say.
+func (o *Outputs) Write(class *Class, rep *report.Report, create func(path, what string, write func(io.Writer) error) error, say func(string)) error {
+	files, err := o.Files(class, rep)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.Note != "" {
+			say(f.Note)
+		}
+		if err := create(f.Path, f.What, f.Write); err != nil {
+			return err
+		}
+	}
+	return nil
+}

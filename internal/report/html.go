@@ -18,8 +18,9 @@ import (
 // note's fragment and diff.
 func (r *Report) WriteHTML(w io.Writer, src Sources) error {
 	page := htmlPage{
-		Title:   "mutate " + r.Package,
-		Summary: r.Summary.String(),
+		Title:    "mutate " + r.Package,
+		Summary:  r.Summary.String(),
+		Subsumed: r.Summary.Subsumed, Dominators: r.Summary.Dominators,
 		Report:  r.Stryker(src),
 		Viewer:  template.JS(elements.JS),
 		Version: elements.Version,
@@ -51,7 +52,7 @@ func (r *Report) WriteHTML(w io.Writer, src Sources) error {
 		row := htmlRow{Test: test}
 		for _, m := range r.Mutants {
 			msg, ok := failed[test][m.ID]
-			row.Cells = append(row.Cells, htmlCell{Mutant: m.ID, Failed: ok, Message: msg})
+			row.Cells = append(row.Cells, htmlCell{Mutant: m.ID, Failed: ok, Message: msg, Subsumed: r.Summary.Subsumed && !m.Dominator})
 		}
 		page.Rows = append(page.Rows, row)
 	}
@@ -85,6 +86,10 @@ type htmlPage struct {
 	Mutants        []htmlMutant
 	Rows           []htmlRow
 	Idle           []string // tests that no mutant made fail
+	// Subsumed says that the run's kill matrix has dominators (see
+	// Report.Subsume): the page can show them alone.
+	Subsumed   bool
+	Dominators int
 }
 
 type htmlMutant struct {
@@ -97,9 +102,10 @@ type htmlRow struct {
 }
 
 type htmlCell struct {
-	Mutant  string
-	Failed  bool
-	Message string
+	Mutant   string
+	Failed   bool
+	Message  string
+	Subsumed bool // not a dominator's: hidden when the page shows the dominators alone
 }
 
 var htmlTemplate = template.Must(template.New("report").Parse(`<!doctype html>
@@ -119,7 +125,8 @@ table.matrix thead th span { writing-mode: vertical-rl; transform: rotate(180deg
 table.matrix tbody th { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; }
 table.matrix td { text-align: center; min-width: 1.4rem; }
 table.matrix td.failed { background: #fde2e1; color: #b42318; cursor: help; }
-.status-good { color: #067647; } .status-bad { color: #b42318; } .status-warn { color: #b54708; }
+table.matrix.dominators-only .subsumed { display: none; }
+.status-good { color: #067647; } .status-bad { color: #b42318; } .status-warn { color: #b54708; } .status-none { color: #667085; }
 pre.diff { background: #f6f8fa; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
 dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.5rem; }
 </style>
@@ -129,10 +136,11 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 <section id="fencelab">
 <h2>Kill matrix</h2>
 <p id="summary">{{.Summary}}. A mark is a test that failed under the mutant; hover it for the test's message.</p>
+{{if .Subsumed}}<p><label><input type="checkbox" id="dominators-only"> Show only the {{.Dominators}} dominators: each killed by a set of tests that no other mutant's set is strictly inside, the mutants a suite must kill to kill every mutant the run killed.</label></p>{{end}}
 <table class="matrix" id="kill-matrix">
-<thead><tr><th>test</th>{{range .Mutants}}<th class="status-{{.Status.CSS}}" title="{{.ID}}: {{.Status}}{{if .Title}}, {{.Title}}{{end}}"><span>{{.ID}}</span></th>{{end}}</tr></thead>
+<thead><tr><th>test</th>{{range .Mutants}}<th class="status-{{.Status.CSS}}{{if and $.Subsumed (not .Dominator)}} subsumed{{end}}" data-mutant="{{.ID}}" title="{{.ID}}: {{.Status}}{{if .Title}}, {{.Title}}{{end}}{{if .Dominator}} (a dominator){{end}}"><span>{{.ID}}</span></th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr><th>{{.Test}}</th>{{$test := .Test}}{{range .Cells}}{{if .Failed}}<td class="failed" data-test="{{$test}}" data-mutant="{{.Mutant}}" title="{{.Message}}">✗</td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Test}}</th>{{$test := .Test}}{{range .Cells}}{{if .Failed}}<td class="failed{{if .Subsumed}} subsumed{{end}}" data-test="{{$test}}" data-mutant="{{.Mutant}}" title="{{.Message}}">✗</td>{{else}}<td{{if .Subsumed}} class="subsumed"{{end}}></td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{with .Idle}}<p id="idle">No mutant made {{if eq (len .) 1}}this test{{else}}these {{len .}} tests{{end}} fail: they passed under every mutant of the run: {{range $i, $t := .}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}.</p>{{end}}
@@ -146,6 +154,9 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 {{- with .Seed}}<dt>The design note's fragment</dt><dd><code>{{.}}</code></dd>{{end}}
 {{- if .FailedTests}}<dt>Failed</dt><dd>{{range $i, $t := .FailedTests}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}</dd>{{end}}
 {{- with .Reason}}<dt>Reason</dt><dd>{{.}}</dd>{{end}}
+{{- with .DuplicateOf}}<dt>Duplicate of</dt><dd>{{.}}: it compiles to the same code</dd>{{end}}
+{{- if .Dominator}}<dt>Dominator</dt><dd>no other mutant's killing tests are strictly among its own</dd>{{end}}
+{{- with .SubsumedBy}}<dt>Subsumed by</dt><dd>{{range $i, $d := .}}{{if $i}}, {{end}}{{$d}}{{end}}</dd>{{end}}
 {{- with .Output}}<dt>Output</dt><dd><pre>{{.}}</pre></dd>{{end}}
 </dl>
 {{with .Diff}}<pre class="diff">{{.}}</pre>{{end}}
@@ -155,6 +166,7 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 </section>
 <script>{{.Viewer}}</script>
 <script>document.querySelector('mutation-test-report-app').report = {{.Report}};</script>
+{{if .Subsumed}}<script>document.getElementById('dominators-only').addEventListener('change', e => document.getElementById('kill-matrix').classList.toggle('dominators-only', e.target.checked));</script>{{end}}
 </body>
 </html>
 `))

@@ -65,3 +65,41 @@ func TestWriteHTML_MatrixAndReport(t *testing.T) {
 		t.Errorf("the matrix has %d marks, want 4 (the kills of claim-boundary, and the failure before hangs-after's timeout)", n)
 	}
 }
+
+// A full run's page can show the dominators alone: a checkbox, and every
+// column of a mutant that is not one marked to hide.
+func TestWriteHTML_DominatorsAlone(t *testing.T) {
+	r := &Report{Package: "./calc", Baseline: Baseline{TestNames: []string{"TestA", "TestB"}}, Mutants: []Mutant{
+		{ID: "a", File: "calc.go", Line: 1, Status: Killed, FailedTests: []string{"TestA"}, Failures: []Failure{{Test: "TestA", Message: "a"}}},
+		{ID: "ab", File: "calc.go", Line: 2, Status: Killed, FailedTests: []string{"TestA", "TestB"}, Failures: []Failure{{Test: "TestA", Message: "a"}, {Test: "TestB", Message: "b"}}},
+		{ID: "twin", File: "calc.go", Line: 3, Status: Killed, FailedTests: []string{"TestA"}, Failures: []Failure{{Test: "TestA", Message: "a"}}, DuplicateOf: "a"},
+	}}
+	r.Subsume()
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf, Sources{Files: map[string]string{"calc.go": "package calc\n\n\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`<input type="checkbox" id="dominators-only"> Show only the 1 dominators`,
+		`<th class="status-good" data-mutant="a" title="a: killed (a dominator)">`,
+		`<th class="status-good subsumed" data-mutant="ab" title="ab: killed">`,
+		`<td class="failed subsumed" data-test="TestB" data-mutant="ab" title="b">✗</td>`,
+		`<dt>Subsumed by</dt><dd>a</dd>`,
+		`<dt>Duplicate of</dt><dd>a: it compiles to the same code</dd>`,
+		`classList.toggle('dominators-only', e.target.checked)`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	r.Mutants[0].FirstFailureOnly = true
+	r.Subsume()
+	buf.Reset()
+	if err := r.WriteHTML(&buf, Sources{Files: map[string]string{"calc.go": "package calc\n\n\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `id="dominators-only"`) || strings.Contains(buf.String(), ` subsumed"`) {
+		t.Error("a run stopped at first failures has no dominators to show, but the page offers them")
+	}
+}

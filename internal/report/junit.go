@@ -32,6 +32,7 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -67,6 +68,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 				text += "\n" + m.Output
 			}
 			c.Error = &junitProblem{Message: d.junitMsg(m), Type: string(m.Status), Text: text}
+		case junitSkipped:
+			c.Skipped = &junitProblem{Message: d.junitMsg(m), Type: string(m.Status), Text: where}
 		}
 		suite.Cases = append(suite.Cases, c)
 	}

@@ -69,11 +69,20 @@ func Join(pattern string, parts []*Report) *Report {
 		out.Limit = max(out.Limit, p.Limit)
 		out.Module, out.GoVersion, out.Mode, out.Jobs = p.Module, p.GoVersion, p.Mode, p.Jobs
 		out.Cached = p.Cached && (out.Cached || len(out.Packages) == 1)
+		out.TCE = out.TCE.add(p.TCE)
 	}
 	slices.Sort(out.Baseline.TestNames)
 	out.Baseline.Tests = len(out.Baseline.TestNames)
-	out.Summary = Summarize(out.Mutants)
+	out.Subsume()
 	return out
+}
+
+// add returns the sum of what t and u did; nil when neither ran.
+func (t *TCE) add(u *TCE) *TCE {
+	if t == nil || u == nil {
+		return cmp.Or(t, u)
+	}
+	return &TCE{Compiled: t.Compiled + u.Compiled, Equivalent: t.Equivalent + u.Equivalent, Duplicates: t.Duplicates + u.Duplicates, Seconds: t.Seconds + u.Seconds}
 }
 
 // Merge puts the reports of the shards of one run (-shard k/n, for every
@@ -115,7 +124,7 @@ func Merge(shards []*Report) (*Report, error) {
 	}
 
 	out := *first
-	out.Shard, out.Mutants, out.Dropped, out.Seconds, out.Cached = nil, []Mutant{}, nil, 0, true
+	out.Shard, out.Mutants, out.Dropped, out.Seconds, out.Cached, out.TCE = nil, []Mutant{}, nil, 0, true, nil
 	names := map[string]bool{}
 	out.Baseline = Baseline{}
 	ordinals := map[int]string{}
@@ -135,6 +144,7 @@ func Merge(shards []*Report) (*Report, error) {
 		out.Seconds = max(out.Seconds, r.Seconds) // the shards run side by side
 		out.Limit = max(out.Limit, r.Limit)
 		out.Cached = out.Cached && r.Cached
+		out.TCE = out.TCE.add(r.TCE)
 	}
 	if got, want := len(out.Mutants)+len(out.Dropped), first.Shard.Total; got != want {
 		return nil, fmt.Errorf("the shards hold %d mutants, the run %d", got, want)
@@ -155,6 +165,6 @@ func Merge(shards []*Report) (*Report, error) {
 		}
 	}
 	out.Baseline.Tests = len(out.Baseline.TestNames)
-	out.Summary = Summarize(out.Mutants)
+	out.Subsume()
 	return &out, nil
 }

@@ -40,6 +40,19 @@ type Report struct {
 	// that an arithmetic operator would subtract, say): not counted, not
 	// an error.
 	Dropped []Dropped
+	// TCE says what trivial compiler equivalence did before the mutants
+	// ran; nil when it did not run.
+	TCE *TCE
+}
+
+// TCE is what trivial compiler equivalence did in a run: how many
+// generated mutants it compiled, how many it found equivalent to the
+// reference or duplicates of another mutant, and in how long.
+type TCE struct {
+	Compiled   int     `json:"compiled"`
+	Equivalent int     `json:"equivalent"`
+	Duplicates int     `json:"duplicates"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // Dropped is a generated mutant left out of a run, and why.
@@ -60,6 +73,15 @@ func (r *Report) DropInvalidGenerated() {
 		kept = append(kept, m)
 	}
 	r.Mutants, r.Summary = kept, Summarize(kept)
+}
+
+// IDs returns the ids of r's mutants, in order.
+func (r *Report) IDs() []string {
+	ids := make([]string, len(r.Mutants))
+	for i, m := range r.Mutants {
+		ids[i] = m.ID
+	}
+	return ids
 }
 
 // Baseline is the run of the unmutated suite.
@@ -126,8 +148,18 @@ type Mutant struct {
 	FlakyTests []string
 	// Reason says, for a crashed or timed-out mutant, how its run ended;
 	// Running names the tests that had started and not finished then.
-	Reason      string
-	Running     []string
+	Reason  string
+	Running []string
+	// DuplicateOf names the mutant that compiles to the same code as this
+	// one (trivial compiler equivalence): this one did not run, and has
+	// that one's verdict.
+	DuplicateOf string
+	// Dominator and SubsumedBy place a killed mutant of a full run in the
+	// subsumption of the kill matrix (see Subsume): a dominator has a
+	// minimal set of killing tests; a subsumed mutant is killed by every
+	// test that kills the dominators named.
+	Dominator   bool
+	SubsumedBy  []string
 	Output      string  // the compiler's messages, or the binary's output outside any test
 	Seconds     float64 // wall clock of its build, if it had its own, and its test run
 	TestSeconds float64 // of which the test binary ran
@@ -176,6 +208,13 @@ type Summary struct {
 	// crashed or timed out, as Stryker and PIT count timeouts); 1 when
 	// none is scored.
 	Score float64
+	// Dominators and SubsumingScore are the subsumption of a full run's
+	// kill matrix (see Subsume), when Subsumed: the dominator mutants, and
+	// the share of the dominators and undetected mutants that are killed
+	// dominators.
+	Subsumed       bool
+	Dominators     int
+	SubsumingScore float64
 }
 
 // Summarize counts the statuses of ms.
@@ -195,6 +234,7 @@ func Summarize(ms []Mutant) Summary {
 	if scored > 0 {
 		s.Score = math.Round(float64(detected)/float64(scored)*1e4) / 1e4
 	}
+	s.Dominators, s.SubsumingScore, s.Subsumed = subsumingScore(ms)
 	return s
 }
 
@@ -241,7 +281,15 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(&b, `,"score":%s}`, score)
+	fmt.Fprintf(&b, `,"score":%s`, score)
+	if s.Subsumed {
+		sub, err := json.Marshal(s.SubsumingScore)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, `,"dominators":%d,"subsuming_score":%s`, s.Dominators, sub)
+	}
+	b.WriteString("}")
 	return []byte(b.String()), nil
 }
 
@@ -260,12 +308,22 @@ func (s *Summary) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("summary total: %w", err)
 			}
 			s.Total = int(n)
-		case "score":
+		case "score", "subsuming_score":
 			f, err := v.Float64()
 			if err != nil {
-				return fmt.Errorf("summary score: %w", err)
+				return fmt.Errorf("summary %s: %w", k, err)
 			}
-			s.Score = f
+			if k == "score" {
+				s.Score = f
+			} else {
+				s.SubsumingScore, s.Subsumed = f, true
+			}
+		case "dominators":
+			n, err := v.Int64()
+			if err != nil {
+				return fmt.Errorf("summary dominators: %w", err)
+			}
+			s.Dominators = int(n)
 		default:
 			n, err := v.Int64()
 			if err != nil {

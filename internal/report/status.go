@@ -22,6 +22,7 @@ const (
 	NotCovered  Status = "not-covered"
 	Skipped     Status = "skipped"
 	Flaky       Status = "flaky"
+	Equivalent  Status = "equivalent"
 )
 
 // junitOutcome is how a mutant's test case reads in JUnit XML.
@@ -31,6 +32,7 @@ const (
 	junitPass    junitOutcome = iota // the mutant was caught
 	junitFailure                     // the suite missed it
 	junitError                       // no verdict on the suite
+	junitSkipped                     // nothing to judge
 )
 
 // statusDef is one status: what it means and how every output shows it.
@@ -64,7 +66,8 @@ type statusDef struct {
 	githubMsg func(m Mutant, show string) string
 	// stryker is the status in the mutation-testing-report-schema.
 	stryker string
-	// css is the class of its colour in the HTML pages: good, bad or warn.
+	// css is the class of its colour in the HTML pages: good, bad, warn
+	// or none.
 	css string
 }
 
@@ -181,6 +184,18 @@ mutant: the suite gives no verdict (the tests are named)`,
 		},
 		stryker: "RuntimeError", css: "warn",
 	},
+	{
+		status: Equivalent, exit: ExitKilled, comparable: true,
+		help: `(generated mutants) it compiles to the very code of the
+reference (trivial compiler equivalence): no test can tell them
+apart, so it does not run and is not in the score`,
+		matrix: func(Mutant) string {
+			return "equivalent: it compiles to the reference's code, so no test can tell them apart"
+		},
+		junit:    junitSkipped,
+		junitMsg: func(Mutant) string { return "equivalent: it compiles to the reference's code" },
+		stryker:  "Ignored", css: "none",
+	},
 }
 
 // def returns the row of s; an unknown status (from a newer version's
@@ -253,7 +268,7 @@ func StatusReference() string {
 		case d.scored:
 			score = "not detected"
 		}
-		junit := map[junitOutcome]string{junitPass: "passed", junitFailure: "failure", junitError: "error"}[d.junit]
+		junit := map[junitOutcome]string{junitPass: "passed", junitFailure: "failure", junitError: "error", junitSkipped: "skipped"}[d.junit]
 		github := d.github
 		if github == "" {
 			github = "none"

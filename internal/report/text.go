@@ -51,11 +51,29 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 				fmt.Fprintf(&b, "%s\n", text.Indent(m.Output, "      "))
 			}
 		}
+		if m.DuplicateOf != "" {
+			fmt.Fprintf(&b, "  a duplicate of %s: it compiles to the same code, so it did not run and has its verdict\n", m.DuplicateOf)
+		}
+		if len(m.SubsumedBy) > 0 && m.Operator != "" {
+			fmt.Fprintf(&b, "  subsumed by %s: every test that kills %s kills it\n", strings.Join(m.SubsumedBy, ", "), text.Plural(len(m.SubsumedBy), "that mutant", "one of those"))
+		}
 		if len(m.FlakyTests) > 0 && m.Status != Flaky {
 			fmt.Fprintf(&b, "  flaky, not counted: %s (failed, then passed when run again, or failed without the mutant too)\n", strings.Join(m.FlakyTests, ", "))
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Summary)
+	if t := r.TCE; t != nil {
+		share := ""
+		if r.Seconds > 0 {
+			share = fmt.Sprintf(", %.0f%% of the run", 100*t.Seconds/r.Seconds)
+		}
+		fmt.Fprintf(&b, "trivial compiler equivalence: %s compiled in %.1fs%s; %d equivalent to the reference, %s\n",
+			text.Count(t.Compiled, "generated mutant", "generated mutants"), t.Seconds, share, t.Equivalent, text.Count(t.Duplicates, "duplicate", "duplicates"))
+	}
+	if s := r.Summary; s.Subsumed && r.generated() {
+		fmt.Fprintf(&b, "subsumption: %s; subsuming score %.2f (the plain score %.2f)\n",
+			text.Count(s.Dominators, "dominator", "dominators"), s.SubsumingScore, s.Score)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -68,4 +86,14 @@ func countNote(m Mutant) string {
 		return fmt.Sprintf("%d+", len(m.FailedTests))
 	}
 	return fmt.Sprint(len(m.FailedTests))
+}
+
+// generated reports whether r has a generated mutant.
+func (r *Report) generated() bool {
+	for _, m := range r.Mutants {
+		if m.Operator != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -32,6 +32,7 @@ type jsonReport struct {
 	Seconds    float64   `json:"seconds"`
 	Cached     bool      `json:"cached,omitempty"`
 	Dropped    []Dropped `json:"dropped,omitempty"`
+	TCE        *TCE      `json:"tce,omitempty"`
 }
 
 // jsonMutant is the JSON form of a Mutant.
@@ -54,6 +55,9 @@ type jsonMutant struct {
 	Diff             string    `json:"diff,omitempty"`
 	Points           int       `json:"points,omitempty"`
 	Status           string    `json:"status"`
+	DuplicateOf      string    `json:"duplicate_of,omitempty"`
+	Dominator        bool      `json:"dominator,omitempty"`
+	SubsumedBy       []string  `json:"subsumed_by,omitempty"`
 	Build            string    `json:"build"`
 	FailedTests      []string  `json:"failed_tests"`
 	CoveredBy        []string  `json:"covered_by,omitempty"`
@@ -71,7 +75,7 @@ type jsonMutant struct {
 
 // MarshalJSON writes r in its wire format, at the current Version.
 func (r Report) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary, Seconds: r.Seconds, Cached: r.Cached, Dropped: r.Dropped})
+	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary, Seconds: r.Seconds, Cached: r.Cached, Dropped: r.Dropped, TCE: r.TCE})
 }
 
 // UnmarshalJSON reads r from its wire format.
@@ -83,13 +87,13 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if w.Version != 0 && w.Version != 1 && w.Version != Version {
 		return fmt.Errorf("a report of version %d; this mutate reads versions 1 to %d (a newer mutate wrote it?)", w.Version, Version)
 	}
-	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Summary: w.Summary, Seconds: w.Seconds, Cached: w.Cached, Dropped: w.Dropped}
+	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Summary: w.Summary, Seconds: w.Seconds, Cached: w.Cached, Dropped: w.Dropped, TCE: w.TCE}
 	return nil
 }
 
 // MarshalJSON writes m in its wire format.
 func (m Mutant) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonMutant{ID: m.ID, Package: m.Package, Ordinal: m.Ordinal, Step: m.Step, Title: m.Title, Target: m.Target, Kind: string(m.Kind), Operator: string(m.Operator), File: m.File, Line: m.Line, Location: m.Location, Replacement: m.Replacement, Contract: m.Contract, Rationale: m.Rationale, Seed: m.Seed, Diff: m.Diff, Points: m.Points, Status: string(m.Status), Build: string(m.Build), FailedTests: m.FailedTests, CoveredBy: m.CoveredBy, FirstFailureOnly: m.FirstFailureOnly, Partial: m.Partial, Failures: m.Failures, SkippedTests: m.SkippedTests, FlakyTests: m.FlakyTests, Reason: m.Reason, Running: m.Running, Output: m.Output, Seconds: m.Seconds, TestSeconds: m.TestSeconds})
+	return json.Marshal(jsonMutant{ID: m.ID, Package: m.Package, Ordinal: m.Ordinal, Step: m.Step, Title: m.Title, Target: m.Target, Kind: string(m.Kind), Operator: string(m.Operator), File: m.File, Line: m.Line, Location: m.Location, Replacement: m.Replacement, Contract: m.Contract, Rationale: m.Rationale, Seed: m.Seed, Diff: m.Diff, Points: m.Points, Status: string(m.Status), DuplicateOf: m.DuplicateOf, Dominator: m.Dominator, SubsumedBy: m.SubsumedBy, Build: string(m.Build), FailedTests: m.FailedTests, CoveredBy: m.CoveredBy, FirstFailureOnly: m.FirstFailureOnly, Partial: m.Partial, Failures: m.Failures, SkippedTests: m.SkippedTests, FlakyTests: m.FlakyTests, Reason: m.Reason, Running: m.Running, Output: m.Output, Seconds: m.Seconds, TestSeconds: m.TestSeconds})
 }
 
 // UnmarshalJSON reads m from its wire format.
@@ -98,6 +102,6 @@ func (m *Mutant) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*m = Mutant{ID: w.ID, Package: w.Package, Ordinal: w.Ordinal, Step: w.Step, Title: w.Title, Target: w.Target, Kind: mutation.Kind(w.Kind), Operator: mutation.Operator(w.Operator), File: w.File, Line: w.Line, Location: w.Location, Replacement: w.Replacement, Contract: w.Contract, Rationale: w.Rationale, Seed: w.Seed, Diff: w.Diff, Points: w.Points, Status: Status(w.Status), Build: Mode(w.Build), FailedTests: w.FailedTests, CoveredBy: w.CoveredBy, FirstFailureOnly: w.FirstFailureOnly, Partial: w.Partial, Failures: w.Failures, SkippedTests: w.SkippedTests, FlakyTests: w.FlakyTests, Reason: w.Reason, Running: w.Running, Output: w.Output, Seconds: w.Seconds, TestSeconds: w.TestSeconds}
+	*m = Mutant{ID: w.ID, Package: w.Package, Ordinal: w.Ordinal, Step: w.Step, Title: w.Title, Target: w.Target, Kind: mutation.Kind(w.Kind), Operator: mutation.Operator(w.Operator), File: w.File, Line: w.Line, Location: w.Location, Replacement: w.Replacement, Contract: w.Contract, Rationale: w.Rationale, Seed: w.Seed, Diff: w.Diff, Points: w.Points, Status: Status(w.Status), DuplicateOf: w.DuplicateOf, Dominator: w.Dominator, SubsumedBy: w.SubsumedBy, Build: Mode(w.Build), FailedTests: w.FailedTests, CoveredBy: w.CoveredBy, FirstFailureOnly: w.FirstFailureOnly, Partial: w.Partial, Failures: w.Failures, SkippedTests: w.SkippedTests, FlakyTests: w.FlakyTests, Reason: w.Reason, Running: w.Running, Output: w.Output, Seconds: w.Seconds, TestSeconds: w.TestSeconds}
 	return nil
 }

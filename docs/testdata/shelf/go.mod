@@ -1,0 +1,3 @@
+module example.com/shelf
+
+go 1.26

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fencelab/fencelab/internal/text"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/progress"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // BaselineError is returned when the unmutated suite does not pass: no
@@ -87,7 +88,7 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 		return nil, err
 	}
 	pr := cfg.Progress
-	pr.Printf("baseline %s: %d tests passed (%.1fs)", p.Target.Rel, len(res.Tests), res.Wall)
+	pr.Printf("baseline %s: %s passed (%.1fs)", p.Target.Rel, text.Count(len(res.Tests), "test", "tests"), res.Wall)
 	b := &Baseline{Result: res, Wall: seconds(res.Wall), plain: bin, switched: sb, invalid: invalid, refs: newReferences(p, cfg)}
 	// The baseline is the plain build's run of the whole suite.
 	b.refs.set(bin, nil, res)
@@ -100,11 +101,7 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	if sb == nil || sb.err != nil {
 		return b, nil
 	}
-	for _, a := range p.Applied {
-		if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
-			pr.Printf("%s: a build of its own: %s", a.Mutant.ID, why)
-		}
-	}
+	sayExcluded(pr, p, sb, invalid)
 	if err := checkSwitched(ctx, cfg, p, b); err != nil {
 		return nil, err
 	}
@@ -268,4 +265,26 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 
 func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
+}
+
+// sayExcluded says which valid mutants the switched build could not take
+// (each gets a build of its own), and why: each one when they are few.
+func sayExcluded(pr *progress.Reporter, p *prepared, sb *switchedBuild, invalid map[string]string) {
+	var own []string
+	for _, a := range p.Applied {
+		if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
+			own = append(own, fmt.Sprintf("%s: a build of its own: %s", a.Mutant.ID, why))
+		}
+	}
+	const each = 5
+	if len(own) > each {
+		pr.Printf("switched build: %d of %d mutants in it; %d get a build of their own each, such as", len(sb.sw.Included), len(sb.sw.Included)+len(own), len(own))
+		own = own[:3]
+	}
+	for _, line := range own {
+		pr.Printf("%s", line)
+	}
+	if sb.sw.Generic {
+		pr.Printf("switched build: a value whose type has a type parameter is switched by a generic helper; the helper file sets go1.21 by its //go:build line")
+	}
 }

@@ -168,15 +168,16 @@ func (sb *switchedBuild) switched(id string) bool {
 	return sb != nil && sb.bin != "" && slices.Contains(sb.sw.Included, id)
 }
 
-// compileError matches the position of a compiler message.
-var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):\d+: `)
+// compileError matches the position of a compiler message: file:line:col,
+// or file:line alone, as the compiler writes it past column 255.
+var compileError = regexp.MustCompile(`(?m)^(\S+?\.go):(\d+):(?:\d+:)? `)
 
 // buildSwitched builds one test binary with every mutant switched in but
 // those of invalid, which are not valid Go; the mutants it cannot switch
 // are marked for coverage (see mutation.Package.Switch). When the build
 // fails, the mutants whose switches or marks the compiler's messages point
-// at are left out, or unmarked, and the build is tried again; messages
-// that point at no switch leave every mutant out.
+// at are left out, or unmarked, and the build is tried again; only when
+// no message points at a switch does every mutant get a build of its own.
 func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[string]string) *switchedBuild {
 	exclude, noMark := map[string]string{}, map[string]bool{}
 	for id := range invalid {
@@ -199,16 +200,14 @@ func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[str
 		if !errors.As(err, &be) {
 			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
 		}
-		blamed, unattributed := map[string]bool{}, false
+		blamed := map[string]bool{}
 		for _, m := range compileError.FindAllStringSubmatch(be.Output, -1) {
 			line, _ := strconv.Atoi(m[2])
-			ids := sw.Blame(m[1], line)
-			unattributed = unattributed || len(ids) == 0
-			for _, id := range ids {
+			for _, id := range sw.Blame(m[1], line) {
 				blamed[id] = true
 			}
 		}
-		if unattributed || len(blamed) == 0 {
+		if len(blamed) == 0 {
 			// Nothing to blame but the switching itself.
 			for _, id := range sw.Marked() {
 				if _, ok := exclude[id]; !ok {
@@ -261,6 +260,6 @@ func checkInactive(cfg config, b *Baseline) error {
 		}
 		return fmt.Errorf("the switched build with no mutant active does not pass like the plain baseline; rerun with -mode=overlay:\n%s", strings.Join(why, "\n"))
 	}
-	cfg.Progress.Printf("switched build, no mutant active: %d tests passed (%.1fs)", len(res.Tests), res.Wall)
+	cfg.Progress.Printf("switched build, no mutant active: %s passed (%.1fs)", text.Count(len(res.Tests), "test", "tests"), res.Wall)
 	return nil
 }

@@ -76,7 +76,11 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 	sb := b.switched
 	tests := b.Result.TopLevel()
 	pr := cfg.Progress
-	pr.Phase("coverage: which of %s reach each of %s", text.Count(len(tests), "test", "tests"), text.Count(len(sb.sw.Marked()), "mutant", "mutants"))
+	reach := "reach"
+	if len(tests) == 1 {
+		reach = "reaches"
+	}
+	pr.Phase("coverage: which of %s %s each of %s", text.Count(len(tests), "test", "tests"), reach, text.Count(len(sb.sw.Marked()), "mutant", "mutants"))
 	c := &coverage{known: map[string]bool{}, reached: map[string][]string{}}
 	for _, id := range sb.sw.Marked() {
 		c.known[id] = true

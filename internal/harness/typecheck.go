@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // exportFiles returns the export data files of the target package's
@@ -71,6 +72,9 @@ func (p *prepared) typeCheck(ctx context.Context, cfg config) map[string]string 
 	if err != nil {
 		cfg.Progress.Printf("not type-checking the mutants (their builds will tell): %v", err)
 		return nil
+	}
+	if err := p.Package.CheckTypes(p.Target.ImportPath, newImporter(exports)); err != nil {
+		cfg.Progress.Printf("the switched build's helpers infer their types (go/types: %v)", text.FirstLine(err.Error()))
 	}
 	var (
 		mu      sync.Mutex

@@ -5,10 +5,20 @@
 // alternating from round to round, each in a fresh copy, with its own
 // cache of results off (mutate -no-cache; gremlins keeps none). It prints
 // every run, the medians, the time per mutant of gremlins over mutate's, and
-// whether each tool's verdicts were the same in every round.
+// whether each tool's verdicts were the same in every round, and the share
+// of mutate's mutants that ran in its switched build (the rest had a build
+// of their own, an overlay).
+//
+// A published module can be a target too: -module path@version=pkgdir
+// (repeatable; pkgdir is the package's directory in the module, "." for
+// its root) fetches it with go mod download, and each run gets a fresh,
+// writable copy of it, its go.mod as published (a minimal one, with no go
+// line, if it has none) and its dependencies downloaded before the clock
+// starts. With -module flags and no -targets, only the modules are run;
+// -targets adds the named built-in packages to them.
 //
 //	go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-//	go run ./bench/gremlinsbench [-rounds 3] [-gremlins PATH] [-targets lease,x/time/rate]
+//	go run ./bench/gremlinsbench [-rounds 3] [-gremlins PATH] [-targets lease,x/time/rate] [-module path@version=pkgdir ...]
 //
 // Run it from the module root, on a machine that does nothing else.
 package main
@@ -22,6 +32,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,9 +47,41 @@ import (
 // package's directory in it.
 type target struct {
 	name string
-	src  string // the module, relative to the module root of fencelab
+	src  string // the module, relative to the module root of fencelab; for a published module, its directory in the module cache
 	pkg  string // the package, relative to that module
 	git  bool   // copy only the files git tracks
+	// module is a published module's path@version (-module); src is
+	// empty until it is fetched.
+	module string
+}
+
+// parseModule parses -module's path@version=pkgdir.
+func parseModule(s string) (target, error) {
+	mod, pkg, ok := strings.Cut(s, "=")
+	if !ok {
+		pkg = "."
+	}
+	modPath, version, ok := strings.Cut(mod, "@")
+	if !ok || modPath == "" || version == "" {
+		return target{}, fmt.Errorf("%q: want path@version=pkgdir", s)
+	}
+	pkg = path.Clean(filepath.ToSlash(pkg))
+	if path.IsAbs(pkg) || pkg == ".." || strings.HasPrefix(pkg, "../") {
+		return target{}, fmt.Errorf("%q: pkgdir %s is not in the module", s, pkg)
+	}
+	name := mod
+	if pkg != "." {
+		name = modPath + "/" + pkg + "@" + version
+	}
+	return target{name: name, pkg: pkg, module: mod}, nil
+}
+
+// pkgArg is the target's package as both tools name it in the copy.
+func (t target) pkgArg() string {
+	if t.pkg == "." {
+		return "."
+	}
+	return "./" + t.pkg
 }
 
 var targets = []target{
@@ -78,6 +121,9 @@ type result struct {
 	// "file:line:operator" (the file's base name, mutate's operator
 	// name), and whether a mutant there was killed.
 	sites map[string]bool
+	// switched and built count mutate's mutants that ran in the switched
+	// build, and those that ran in a build at all (switched or overlay).
+	switched, built int
 }
 
 func (r result) perMutant() time.Duration {
@@ -90,7 +136,15 @@ func (r result) perMutant() time.Duration {
 func main() {
 	rounds := flag.Int("rounds", 3, "rounds of both tools on every package")
 	gremlins := flag.String("gremlins", "gremlins", "the gremlins `program`")
-	only := flag.String("targets", "", "only these comma-separated `packages` (lease, x/time/rate)")
+	only := flag.String("targets", "", "only these comma-separated built-in `packages` (lease, x/time/rate); with -module and no -targets, none of them")
+	var modules []target
+	flag.Func("module", "also a published module's package, `path@version=pkgdir` (pkgdir relative to the module root, . for the root); repeatable", func(s string) error {
+		t, err := parseModule(s)
+		if err == nil {
+			modules = append(modules, t)
+		}
+		return err
+	})
 	flag.Parse()
 	if *only != "" {
 		names := strings.Split(*only, ",")
@@ -99,7 +153,10 @@ func main() {
 			fmt.Fprintf(os.Stderr, "gremlinsbench: -targets %s: the packages are lease and x/time/rate\n", *only)
 			os.Exit(2)
 		}
+	} else if len(modules) > 0 {
+		targets = nil
 	}
+	targets = append(targets, modules...)
 	if err := run(*rounds, *gremlins); err != nil {
 		fmt.Fprintln(os.Stderr, "gremlinsbench:", err)
 		os.Exit(1)
@@ -118,6 +175,16 @@ func run(rounds int, gremlins string) error {
 	mutate := filepath.Join(scratch, "mutate")
 	if out, err := exec.Command("go", "build", "-o", mutate, "./cmd/mutate").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/mutate: %v\n%s", err, out)
+	}
+	for i, t := range targets {
+		if t.module == "" {
+			continue
+		}
+		dir, err := fetchModule(t.module, scratch)
+		if err != nil {
+			return err
+		}
+		targets[i].src = dir
 	}
 	var results []result
 	for round := 1; round <= rounds; round++ {
@@ -151,7 +218,74 @@ func run(rounds int, gremlins string) error {
 	return nil
 }
 
+// fetchModule downloads the module path@version into the module cache,
+// from a directory outside any module, and returns its directory there.
+func fetchModule(mod, scratch string) (string, error) {
+	tmp, err := os.MkdirTemp(scratch, "fetch-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command("go", "mod", "download", "-json", mod)
+	cmd.Dir = tmp
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
+		return "", fmt.Errorf("go mod download %s: %s", mod, info.Error)
+	}
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %v\n%s%s", mod, err, out, stderr.Bytes())
+	}
+	if info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no Dir in\n%s", mod, out)
+	}
+	return info.Dir, nil
+}
+
+// copyModule copies a published module from the module cache into dir,
+// writable: its go.mod as published, or a minimal one with no go line if
+// it has none. Then it downloads the module's dependencies, so that
+// neither tool's clock counts that.
+func copyModule(t target, dir string) error {
+	if err := modcopy.Copy(t.src, dir); err != nil {
+		return err
+	}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.Chmod(p, info.Mode().Perm()|0o200)
+	})
+	if err != nil {
+		return err
+	}
+	gomod := filepath.Join(dir, "go.mod")
+	if _, err := os.Stat(gomod); errors.Is(err, os.ErrNotExist) {
+		modPath, _, _ := strings.Cut(t.module, "@")
+		if err := os.WriteFile(gomod, []byte("module "+modPath+"\n"), 0o644); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "mod", "download")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod download in the copy of %s: %v\n%s", t.module, err, out)
+	}
+	return nil
+}
+
 func copyTarget(t target, dir string) error {
+	if t.module != "" {
+		return copyModule(t, dir)
+	}
 	if t.git {
 		return modcopy.Tracked(t.src, dir)
 	}
@@ -159,7 +293,7 @@ func copyTarget(t target, dir string) error {
 }
 
 func runMutate(mutate, dir string, t target) (result, error) {
-	cmd := exec.Command(mutate, "-C", dir, "run", "-generate", "-pkg", "./"+t.pkg, "-no-cache", "-q", "-json")
+	cmd := exec.Command(mutate, "-C", dir, "run", "-generate", "-pkg", t.pkgArg(), "-no-cache", "-q", "-json")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -181,6 +315,13 @@ func runMutate(mutate, dir string, t target) (result, error) {
 	}
 	var verdicts []string
 	for _, m := range rep.Mutants {
+		switch m.Build {
+		case report.ModeSwitch:
+			r.switched++
+			r.built++
+		case report.ModeOverlay:
+			r.built++
+		}
 		if m.Status == report.Killed {
 			r.killedByOp[string(m.Operator)]++
 		}
@@ -209,7 +350,7 @@ type gremlinsOutput struct {
 
 func runGremlins(gremlins, dir string, t target) (result, error) {
 	out := filepath.Join(dir, "gremlins.json")
-	cmd := exec.Command(gremlins, "unleash", "-o", out, "./"+t.pkg)
+	cmd := exec.Command(gremlins, "unleash", "-o", out, t.pkgArg())
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -259,11 +400,11 @@ func runGremlins(gremlins, dir string, t target) (result, error) {
 
 func print(results []result) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "package\ttool\tround\tmutants\tkilled\tsurvived\tnot covered\ttimeout\tother\twall\tper mutant\t")
+	fmt.Fprintln(w, "package\ttool\tround\tmutants\tkilled\tsurvived\tnot covered\ttimeout\tother\twall\tper mutant\tswitched build\t")
 	for _, r := range results {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", r.target, r.tool, r.round,
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", r.target, r.tool, r.round,
 			r.mutants, r.killed, r.survived, r.notCovered, r.timout, r.other,
-			r.wall.Round(100*time.Millisecond), r.perMutant().Round(time.Millisecond))
+			r.wall.Round(100*time.Millisecond), r.perMutant().Round(time.Millisecond), switchShare(r))
 	}
 	w.Flush()
 	fmt.Println()
@@ -273,6 +414,7 @@ func print(results []result) {
 	for _, t := range targets {
 		per := map[string]time.Duration{}
 		kills := map[string]map[string]int{}
+		var switchLine string
 		for _, tool := range []string{"mutate", "gremlins"} {
 			var rs []result
 			for _, r := range results {
@@ -282,6 +424,12 @@ func print(results []result) {
 			}
 			if len(rs) == 0 {
 				continue
+			}
+			if tool == "mutate" {
+				share := switchShare(result{tool: tool,
+					switched: median(rs, func(r result) int { return r.switched }),
+					built:    median(rs, func(r result) int { return r.built })})
+				switchLine = fmt.Sprintf("%s\tmutate's mutants run in the switched build (medians): %s\t\t\t\t\t\t\t\t\t\n", t.name, share)
 			}
 			stable := true
 			for _, r := range rs[1:] {
@@ -303,6 +451,7 @@ func print(results []result) {
 		if per["mutate"] > 0 && per["gremlins"] > 0 {
 			fmt.Fprintf(w, "%s\tgremlins/mutate per mutant: %.1f×\t\t\t\t\t\t\t\t\t\n", t.name, float64(per["gremlins"])/float64(per["mutate"]))
 		}
+		fmt.Fprint(w, switchLine)
 		if m, g := lastOf(results, t.name, "mutate"), lastOf(results, t.name, "gremlins"); m != nil && g != nil {
 			// Sites both tools mutate: gremlins also counts a mutant that
 			// does not compile (a string's + made -) as killed, and mutates
@@ -337,6 +486,18 @@ func print(results []result) {
 		}
 	}
 	w.Flush()
+}
+
+// switchShare is the share of mutate's mutants in r that ran in the
+// switched build, of those that ran in a build ("" for gremlins).
+func switchShare(r result) string {
+	if r.tool != "mutate" {
+		return ""
+	}
+	if r.built == 0 {
+		return "0/0"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", r.switched, r.built, 100*float64(r.switched)/float64(r.built))
 }
 
 // lastOf returns the last run of tool on target, or nil.

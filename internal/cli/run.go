@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -61,6 +62,15 @@ func run(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	rep, err := harness.Run(ctx, plan, rf.options(pr))
+	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
+		// What finished, marked as partial (and cached): no file is
+		// written from it, and the run exits 2.
+		out.junit, out.html, out.stryker, out.github, out.minScore = "", "", "", false, 0
+		if werr := out.write(c, plan.Root, rep, nil); werr != nil && !errors.As(werr, new(verdict)) {
+			return werr
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}

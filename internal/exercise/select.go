@@ -203,7 +203,10 @@ func (p *Plan) generate(ctx context.Context, sel Selection) error {
 		return errors.New("-generate and -mutants exclude each other: the mutants come from the code, or from the files")
 	}
 	dir, pkg := "", sel.Pkg
-	if pkg == "" {
+	if q := qualifierOf(sel.Only); pkg == "" && q != "" {
+		// A qualified id names its package, relative to the module root.
+		dir, pkg = p.Root, "./"+q
+	} else if pkg == "" {
 		pkg = "."
 		if cat, err := LoadFile(filepath.Join(p.Root, filepath.FromSlash(Catalog))); err == nil && cat.Package != "" {
 			dir, pkg = p.Root, cat.Package
@@ -266,17 +269,29 @@ func (p *Plan) only(sel Selection) error {
 	var known []string
 	byID := map[string]*mutation.Mutant{}
 	unitOf := map[string]*Unit{}
+	bare := map[string][]string{} // a bare id: the qualified ids it may mean
 	for _, u := range p.Units {
 		u.Mutants = nil
 		for _, m := range u.All {
 			known = append(known, u.Qual+m.ID)
 			byID[u.Qual+m.ID], unitOf[u.Qual+m.ID] = m, u
+			// Every id has one form, qualified by its package, and a
+			// run of one package may leave the qualifier out.
+			if u.Target != nil && u.Qual == "" {
+				q := report.Qualifier(u.Target.Rel) + m.ID
+				byID[q], unitOf[q] = m, u
+			}
+			if u.Qual != "" {
+				bare[m.ID] = append(bare[m.ID], u.Qual+m.ID)
+			}
 		}
 	}
 	for _, id := range sel.Only {
 		id = strings.TrimSpace(id)
-		if p.Multi && !strings.Contains(id, ":") {
-			return fmt.Errorf("-only %s: in a run of a pattern, name a mutant with its package, as list shows it (lease:store-claim-boundary-1)", id)
+		if qs := bare[id]; p.Multi && len(qs) > 1 {
+			return fmt.Errorf("-only %s: mutants of several packages have that id: name one with its package (%s)", id, strings.Join(qs, ", "))
+		} else if len(qs) == 1 {
+			id = qs[0]
 		}
 		m, ok := byID[id]
 		if !ok {
@@ -385,4 +400,19 @@ func (p *Plan) Pending() *report.Report {
 		}
 	}
 	return rep
+}
+
+// qualifierOf returns the package directory that every id of ids is
+// qualified by ("lease" for lease:store-claim-boundary-1), or "" when they
+// do not all name the same one.
+func qualifierOf(ids []string) string {
+	q := ""
+	for i, id := range ids {
+		dir, _, ok := strings.Cut(strings.TrimSpace(id), ":")
+		if !ok || (i > 0 && dir != q) {
+			return ""
+		}
+		q = dir
+	}
+	return q
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Run runs the plan's mutants, package by package, and returns the report
@@ -20,21 +21,42 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 			return nil, err
 		}
 	}
-	var parts []*report.Report
+	var (
+		parts  []*report.Report
+		notRun []report.NotRun
+		stop   error // an interrupt
+	)
 	for _, u := range plan.Units {
 		if len(u.Applied) == 0 {
 			continue
 		}
 		rep, err := runUnit(ctx, plan, u, opt)
-		if err != nil {
+		if rep != nil {
+			parts = append(parts, rep) // with ErrInterrupted, what finished
+		}
+		switch {
+		case err == nil:
+			continue
+		case ctx.Err() != nil || errors.Is(err, ErrInterrupted):
+			stop = ErrInterrupted
+		case plan.Multi:
+			// One package that cannot run does not end the pattern.
+			opt.Progress.Printf("%s: not run: %s", u.Target.Rel, text.FirstLine(err.Error()))
+			notRun = append(notRun, report.NotRun{Package: u.Target.Rel, Reason: err.Error()})
+			continue
+		default:
 			return nil, err
 		}
-		parts = append(parts, rep)
+		break
+	}
+	if stop != nil && len(parts) == 0 {
+		return nil, stop
 	}
 	var rep *report.Report
 	switch {
 	case plan.Multi:
 		rep = report.Join(plan.Package, parts)
+		rep.NotRun = notRun
 	case len(parts) == 1:
 		rep = parts[0]
 	default:
@@ -45,6 +67,10 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 	}
 	rep.Shard = plan.Shard
 	rep.Subsume()
+	if stop != nil {
+		rep.Interrupted = true
+		return rep, stop
+	}
 	return rep, nil
 }
 
@@ -69,7 +95,7 @@ func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Opt
 	}
 	defer p.Close()
 	rep, err := p.run(ctx, cfg)
-	if err != nil {
+	if rep == nil {
 		return nil, err
 	}
 	byID := map[string]int{}
@@ -88,7 +114,7 @@ func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Opt
 	if plan.Multi {
 		rep.Qualify()
 	}
-	return rep, nil
+	return rep, err
 }
 
 // TestNames returns the names of the tests of the unmutated suite of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 			}
 		}
 		rep := *prior
-		rep.Mutants, rep.Summary, rep.Cached, rep.Dropped = results, report.Summarize(results), true, nil
+		rep.Mutants, rep.Summary, rep.Cached, rep.Dropped, rep.Interrupted = results, report.Summarize(results), true, nil, false
 		dropInvalid(cfg, &rep)
 		return &rep, nil
 	}
@@ -57,7 +58,7 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 			}
 		}
 		rep := *prior
-		rep.Mutants, rep.TCE, rep.Seconds = results, tce.report(), time.Since(start).Seconds()
+		rep.Mutants, rep.TCE, rep.Seconds, rep.Interrupted = results, tce.report(), time.Since(start).Seconds(), false
 		rep.Summary, rep.Cached, rep.Dropped = report.Summarize(results), false, nil
 		dropInvalid(cfg, &rep)
 		return &rep, nil
@@ -78,10 +79,17 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		return nil, interrupted(ctx, err)
 	}
 	for i, j := range missing {
-		results[j] = rep.Mutants[i]
+		results[j] = rep.Mutants[i] // no ID: interrupted before it finished
 	}
 	for i, j := range dups {
-		results[i] = duplicate(results[i], results[j])
+		if results[j].ID == "" {
+			results[i] = report.Mutant{}
+		} else {
+			results[i] = duplicate(results[i], results[j])
+		}
+	}
+	if rep.Interrupted {
+		results = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
 	}
 	rep.TCE = tce.report()
 	if rep.TCE != nil {
@@ -91,6 +99,9 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	rep.Mutants, rep.Summary = results, report.Summarize(results)
 	p.store(cfg, keys, rep)
 	dropInvalid(cfg, rep)
+	if rep.Interrupted {
+		return rep, ErrInterrupted
+	}
 	return rep, nil
 }
 

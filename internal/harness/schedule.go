@@ -85,6 +85,9 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 					text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), naming("mutant", "mutants", suspects), text.Plural(len(changed), "it", "them"))
 			}
 			suspects = slices.DeleteFunc(suspects, func(id string) bool { return id == a.Mutant.ID })
+			if gctx.Err() != nil && ctx.Err() != nil {
+				return ctx.Err() // interrupted while it ran: not a verdict
+			}
 			results[i] = r
 			done++
 			pr.Printf("[%d/%d] %s: %s (%.1fs)", done, total, a.Mutant.ID, describe(r), r.Seconds)
@@ -94,27 +97,40 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	}
 	err := g.Wait()
 	pr.Done()
-	if ctx.Err() != nil {
+	interrupted := false
+	switch {
+	case ctx.Err() != nil && done > 0:
+		// The verdicts that finished are kept, if the reference still
+		// passes as it did: they are as good as those of a whole run.
+		pr.Printf("interrupted: running the reference once more, to keep the %s that finished", text.Count(done, "verdict", "verdicts"))
+		after, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+		defer cancel()
+		if err := referenceAfter(after, cfg, p, b); err != nil {
+			return nil, ctx.Err()
+		}
+		interrupted = true
+	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
-	}
-	if err := referenceAfter(ctx, cfg, p, b); err != nil {
-		return nil, err
+	default:
+		if err := referenceAfter(ctx, cfg, p, b); err != nil {
+			return nil, err
+		}
 	}
 	return &report.Report{
-		Module:     p.Target.Module,
-		Package:    p.Target.Rel,
-		GoVersion:  p.goEnv["GOVERSION"],
-		Mode:       cfg.mode(),
-		Jobs:       jobs,
-		Limit:      limit.Seconds(),
-		Baseline:   report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
-		Mutants:    results,
-		FlakyTests: b.refs.flakyTests(),
-		Summary:    report.Summarize(results),
-		Seconds:    (b.Wall + time.Since(start)).Seconds(),
+		Interrupted: interrupted,
+		Module:      p.Target.Module,
+		Package:     p.Target.Rel,
+		GoVersion:   p.goEnv["GOVERSION"],
+		Mode:        cfg.mode(),
+		Jobs:        jobs,
+		Limit:       limit.Seconds(),
+		Baseline:    report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
+		Mutants:     results,
+		FlakyTests:  b.refs.flakyTests(),
+		Summary:     report.Summarize(results),
+		Seconds:     (b.Wall + time.Since(start)).Seconds(),
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,19 +67,127 @@ func (p *Package) Apply(m *Mutant) (*Applied, error) {
 	if err != nil {
 		return nil, err
 	}
-	from, to := p.fset.Position(s.from).Offset, p.fset.Position(s.to).Offset
-	spliced := slices.Concat(sf.src[:from], []byte(s.text), sf.src[to:])
-	out, err := formatMutant(sf.path, spliced, usedImports(sf.ast))
+	// The source changes where the rewrite changed the tree, and nowhere
+	// else: the smallest node that differs is spliced in, so that the
+	// comments around it and the file's own layout stay as they were.
+	want := targetDecl(copied, m.Target)
+	from, to, repl := s.from, s.to, s.text
+	if a, b, ok := narrow(s); ok {
+		from, to, repl = a.Pos(), a.End(), printed(token.NewFileSet(), b)
+	}
+	out, err := p.splice(sf, m, from, to, repl)
+	if err == nil {
+		err = verify(sf, out, want, m)
+	}
+	if err != nil && from != s.from {
+		from, to, repl = s.from, s.to, s.text
+		out, err = p.splice(sf, m, from, to, repl)
+		if err == nil {
+			err = verify(sf, out, want, m)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	start, end := p.fset.Position(from), p.fset.Position(to)
+	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out,
+		Start: Position{start.Line, start.Column}, End: Position{end.Line, end.Column}, Replacement: repl,
+		Generic: isGeneric(targetDecl(sf.ast, m.Target))}, nil
+}
+
+// splice returns the source of sf with the text between from and to
+// replaced by text, less the imports that it no longer uses.
+func (p *Package) splice(sf *sourceFile, m *Mutant, from, to token.Pos, repl string) ([]byte, error) {
+	i, j := p.fset.Position(from).Offset, p.fset.Position(to).Offset
+	src := slices.Concat(sf.src[:i], []byte(repl), sf.src[j:])
+	if repl == "" || strings.Contains(repl, "\n") {
+		src = formatDecl(sf.path, src, m.Target)
+	}
+	out, err := formatMutant(sf.path, src, usedImports(sf.ast))
 	if err != nil {
 		return nil, m.errorf("replace", "the mutant does not print as Go: %v", err)
 	}
-	if err := verify(sf, out, targetDecl(copied, m.Target), m); err != nil {
-		return nil, err
+	return out, nil
+}
+
+// formatDecl formats the declaration of target in src as gofmt would,
+// and leaves the rest of src as it is: lines spliced into a function are
+// indented like their neighbours. It returns src unchanged if it does not
+// parse.
+func formatDecl(path string, src []byte, target string) []byte {
+	extent := func(src []byte) (*ast.File, *token.FileSet, int, int, bool) {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, src, parseMode)
+		if err != nil {
+			return nil, nil, 0, 0, false
+		}
+		d := targetDecl(f, target)
+		if d == nil {
+			return nil, nil, 0, 0, false
+		}
+		return f, fset, fset.Position(d.Pos()).Offset, fset.Position(d.End()).Offset, true
 	}
-	start, end := p.fset.Position(s.from), p.fset.Position(s.to)
-	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out,
-		Start: Position{start.Line, start.Column}, End: Position{end.Line, end.Column}, Replacement: s.text,
-		Generic: isGeneric(targetDecl(sf.ast, m.Target))}, nil
+	f, fset, i, j, ok := extent(src)
+	if !ok {
+		return src
+	}
+	var buf bytes.Buffer
+	if err := format.Node(&buf, fset, f); err != nil {
+		return src
+	}
+	_, _, k, l, ok := extent(buf.Bytes())
+	if !ok {
+		return src
+	}
+	return slices.Concat(src[:i], buf.Bytes()[k:l], src[j:])
+}
+
+// narrow returns the smallest pair of nodes, within the site's node and
+// what replaces it, in which they differ: a rewrite of a whole loop that
+// changes its i++ differs in the i++. It reports false when nothing
+// smaller than the site's fragment differs alone (a deleted statement).
+func narrow(s *site) (ast.Node, ast.Node, bool) {
+	a, b := s.node, s.with
+	if a == nil || b == nil || a.Pos() > s.from || a.End() < s.to {
+		return nil, nil, false
+	}
+	moved := false
+	for {
+		ca, cb := children(a), children(b)
+		if reflect.TypeOf(a) != reflect.TypeOf(b) || len(ca) != len(cb) {
+			break
+		}
+		diff := -1
+		for i := range ca {
+			if !astequal.Node(ca[i], cb[i]) {
+				if diff >= 0 {
+					diff = -2
+					break
+				}
+				diff = i
+			}
+		}
+		if diff < 0 {
+			break
+		}
+		a, b, moved = ca[diff], cb[diff], true
+	}
+	return a, b, moved && a.Pos() >= s.from && a.End() <= s.to
+}
+
+// children returns the nodes directly below n.
+func children(n ast.Node) []ast.Node {
+	var out []ast.Node
+	ast.Inspect(n, func(c ast.Node) bool {
+		if c == n {
+			return true
+		}
+		if c != nil {
+			out = append(out, c)
+		}
+		return false
+	})
+	return out
 }
 
 // isGeneric reports whether d is a function with type parameters or a
@@ -180,25 +289,31 @@ func locate(fset *token.FileSet, decl ast.Node, m *Mutant) (*site, error) {
 	return nil, mark(ErrDrift, m.errorf(field, "%s", msg))
 }
 
-// formatMutant parses the spliced source of a mutant, deletes the imports
-// among used that it no longer uses (a rewrite that removed their last use
-// would not compile otherwise), and formats it.
+// formatMutant parses the spliced source of a mutant and deletes the
+// imports among used that it no longer uses (a rewrite that removed their
+// last use would not compile otherwise). The source is kept as it is, and
+// formatted only when an import goes.
 func formatMutant(path string, src []byte, used []*ast.ImportSpec) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parseMode)
 	if err != nil {
 		return nil, err
 	}
+	unused := false
 	for _, imp := range used {
 		if usesImport(f, imp) {
 			continue
 		}
+		unused = true
 		name := ""
 		if imp.Name != nil {
 			name = imp.Name.Name
 		}
 		p, _ := strconv.Unquote(imp.Path.Value)
 		astutil.DeleteNamedImport(fset, f, name, p)
+	}
+	if !unused {
+		return src, nil
 	}
 	var buf bytes.Buffer
 	if err := format.Node(&buf, fset, f); err != nil {

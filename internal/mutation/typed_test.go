@@ -125,3 +125,39 @@ func TestSwitch_TypedHelpers(t *testing.T) {
 		t.Errorf("switched Max:\n%s", src)
 	}
 }
+
+// TestApply_DiffsOnlyTheMutatedLines: a file that gofmt would change
+// elsewhere (an old-style doc comment) and a rewrite of a whole loop that
+// changes its i++ give a mutant that differs from the reference in that
+// one line, its comments kept.
+func TestApply_DiffsOnlyTheMutatedLines(t *testing.T) {
+	dir := t.TempDir()
+	src := "package dd\n\n//\tAn old-style doc comment, which gofmt rewrites.\n//\t\tLike this.\nfunc Sum(xs []int) int {\n\tn := 0\n\tfor i := 0; i < len(xs); i++ {\n\t\t// a comment inside the loop\n\t\tn += xs[i] // trailing\n\t}\n\treturn n\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "dd.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loop *Mutant
+	for _, m := range p.Generate() {
+		if m.Operator == "incdec" {
+			loop = m
+		}
+	}
+	if loop == nil || loop.Kind != Stmt {
+		t.Fatalf("no incdec mutant of the loop as a whole statement: %+v", loop)
+	}
+	a, err := p.Apply(loop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(src, "i++ {", "i-- {", 1)
+	if string(a.Mutated) != want {
+		t.Errorf("mutant =\n%s\nwant\n%s", a.Mutated, want)
+	}
+	if a.Replacement != "i--" || a.Start != (Position{7, 27}) || a.End != (Position{7, 30}) {
+		t.Errorf("Replacement, Start, End = %q, %v, %v; want the i++ alone", a.Replacement, a.Start, a.End)
+	}
+}

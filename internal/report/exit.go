@@ -27,7 +27,7 @@ type exitCode struct {
 var exitCodes = []exitCode{
 	{ExitKilled, "every mutant killed (or crashed)", "every prediction in every file exact", "the document rewritten, or up to date"},
 	{ExitSurvived, "some mutant survived, is not covered or skipped (with -min-score: the score is below it)", "some prediction differs", "with -check, the document is out of date"},
-	{ExitError, "a usage, input or harness error: bad flags or mutants file, a fragment that no longer matches the code, a red or flaky baseline, a mutant that does not compile or whose tests are flaky, a tree that changed, an interrupted run", "an invalid prediction file, or any error that run exits 2 for", "an error"},
+	{ExitError, "a usage, input or harness error: bad flags or mutants file, a fragment that no longer matches the code, a red or flaky baseline, a mutant that does not compile or whose tests are flaky, a tree that changed, an interrupted run, a package of a pattern that could not run", "an invalid prediction file, or any error that run exits 2 for", "an error"},
 	{ExitTimeout, "some mutant timed out, and none survived", "", ""},
 }
 
@@ -101,6 +101,9 @@ func (r *Report) ExitCodeMinScore(min float64) int {
 // ExitCode returns the exit code for the report: the weightiest of its
 // mutants' statuses (see exitRank).
 func (r *Report) ExitCode() int {
+	if len(r.NotRun) > 0 || r.Interrupted {
+		return ExitError
+	}
 	code := ExitKilled
 	for st, n := range r.Summary.counts {
 		if e := st.def().exit; n > 0 && exitRank[e] > exitRank[code] {

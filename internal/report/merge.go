@@ -70,6 +70,7 @@ func Join(pattern string, parts []*Report) *Report {
 		out.Module, out.GoVersion, out.Mode, out.Jobs = p.Module, p.GoVersion, p.Mode, p.Jobs
 		out.Cached = p.Cached && (out.Cached || len(out.Packages) == 1)
 		out.TCE = out.TCE.add(p.TCE)
+		out.Interrupted = out.Interrupted || p.Interrupted
 	}
 	slices.Sort(out.Baseline.TestNames)
 	out.Baseline.Tests = len(out.Baseline.TestNames)
@@ -110,6 +111,8 @@ func Merge(shards []*Report) (*Report, error) {
 			return nil, fmt.Errorf("report %d is shard %s: no such shard", i+1, r.Shard)
 		case seen[r.Shard.Index]:
 			return nil, fmt.Errorf("shard %s is given twice", r.Shard)
+		case r.Interrupted:
+			return nil, fmt.Errorf("shard %s was interrupted: its result is partial; run it again", r.Shard)
 		}
 		seen[r.Shard.Index] = true
 	}
@@ -124,7 +127,7 @@ func Merge(shards []*Report) (*Report, error) {
 	}
 
 	out := *first
-	out.Shard, out.Mutants, out.Dropped, out.Seconds, out.Cached, out.TCE = nil, []Mutant{}, nil, 0, true, nil
+	out.Shard, out.Mutants, out.Dropped, out.Seconds, out.Cached, out.TCE, out.NotRun = nil, []Mutant{}, nil, 0, true, nil, nil
 	names := map[string]bool{}
 	out.Baseline = Baseline{}
 	ordinals := map[int]string{}
@@ -145,8 +148,14 @@ func Merge(shards []*Report) (*Report, error) {
 		out.Limit = max(out.Limit, r.Limit)
 		out.Cached = out.Cached && r.Cached
 		out.TCE = out.TCE.add(r.TCE)
+		for _, nr := range r.NotRun {
+			if !slices.ContainsFunc(out.NotRun, func(o NotRun) bool { return o.Package == nr.Package }) {
+				out.NotRun = append(out.NotRun, nr)
+			}
+		}
 	}
-	if got, want := len(out.Mutants)+len(out.Dropped), first.Shard.Total; got != want {
+	// A package that did not run has no mutants in any shard.
+	if got, want := len(out.Mutants)+len(out.Dropped), first.Shard.Total; got != want && len(out.NotRun) == 0 {
 		return nil, fmt.Errorf("the shards hold %d mutants, the run %d", got, want)
 	}
 	slices.SortFunc(out.Mutants, func(a, b Mutant) int { return cmp.Compare(a.Ordinal, b.Ordinal) })

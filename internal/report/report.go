@@ -43,6 +43,19 @@ type Report struct {
 	// TCE says what trivial compiler equivalence did before the mutants
 	// ran; nil when it did not run.
 	TCE *TCE
+	// NotRun are the packages of a run of a pattern that gave no result
+	// (a red or flaky baseline, a build that failed), and why; the run
+	// exits 2.
+	NotRun []NotRun
+	// Interrupted says that a signal stopped the run: Mutants are those
+	// that finished, the others are missing. It exits 2.
+	Interrupted bool
+}
+
+// NotRun is a package of a run of a pattern that gave no result.
+type NotRun struct {
+	Package string `json:"package"`
+	Reason  string `json:"reason"`
 }
 
 // TCE is what trivial compiler equivalence did in a run: how many

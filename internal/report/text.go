@@ -17,7 +17,7 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	if r.Cached {
 		cached = " (results from the cache: the sources, tests and mutants are unchanged)"
 	}
-	fmt.Fprintf(&b, "baseline %s: %d tests passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, r.Baseline.Tests, r.Baseline.Seconds, r.Limit, cached)
+	fmt.Fprintf(&b, "baseline %s: %s passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, text.Count(r.Baseline.Tests, "test", "tests"), r.Baseline.Seconds, r.Limit, cached)
 	if len(r.FlakyTests) > 0 {
 		fmt.Fprintf(&b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
 	}
@@ -73,6 +73,12 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	if s := r.Summary; s.Subsumed && r.generated() {
 		fmt.Fprintf(&b, "subsumption: %s; subsuming score %.2f (the plain score %.2f)\n",
 			text.Count(s.Dominators, "dominator", "dominators"), s.SubsumingScore, s.Score)
+	}
+	for _, n := range r.NotRun {
+		fmt.Fprintf(&b, "not run: %s: %s\n", n.Package, text.FirstLine(n.Reason))
+	}
+	if r.Interrupted {
+		fmt.Fprintf(&b, "interrupted: a partial result, of the %s that finished\n", text.Count(len(r.Mutants), "mutant", "mutants"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

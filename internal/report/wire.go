@@ -16,23 +16,25 @@ const Version = 2
 // jsonReport is the JSON form of a Report: its wire format, converted in
 // one place (MarshalJSON, UnmarshalJSON).
 type jsonReport struct {
-	Version    int       `json:"version"`
-	Module     string    `json:"module"`
-	Package    string    `json:"package"`
-	Packages   []string  `json:"packages,omitempty"`
-	Shard      *Shard    `json:"shard,omitempty"`
-	GoVersion  string    `json:"go_version"`
-	Mode       string    `json:"mode"`
-	Jobs       int       `json:"jobs"`
-	Limit      float64   `json:"timeout_seconds"`
-	Baseline   Baseline  `json:"baseline"`
-	Mutants    []Mutant  `json:"mutants"`
-	FlakyTests []string  `json:"flaky_tests,omitempty"`
-	Summary    Summary   `json:"summary"`
-	Seconds    float64   `json:"seconds"`
-	Cached     bool      `json:"cached,omitempty"`
-	Dropped    []Dropped `json:"dropped,omitempty"`
-	TCE        *TCE      `json:"tce,omitempty"`
+	Version     int       `json:"version"`
+	Module      string    `json:"module"`
+	Package     string    `json:"package"`
+	Packages    []string  `json:"packages,omitempty"`
+	Shard       *Shard    `json:"shard,omitempty"`
+	GoVersion   string    `json:"go_version"`
+	Mode        string    `json:"mode"`
+	Jobs        int       `json:"jobs"`
+	Limit       float64   `json:"timeout_seconds"`
+	Baseline    Baseline  `json:"baseline"`
+	Mutants     []Mutant  `json:"mutants"`
+	FlakyTests  []string  `json:"flaky_tests,omitempty"`
+	Summary     Summary   `json:"summary"`
+	Seconds     float64   `json:"seconds"`
+	Cached      bool      `json:"cached,omitempty"`
+	Dropped     []Dropped `json:"dropped,omitempty"`
+	TCE         *TCE      `json:"tce,omitempty"`
+	NotRun      []NotRun  `json:"not_run,omitempty"`
+	Interrupted bool      `json:"interrupted,omitempty"`
 }
 
 // jsonMutant is the JSON form of a Mutant.
@@ -75,7 +77,7 @@ type jsonMutant struct {
 
 // MarshalJSON writes r in its wire format, at the current Version.
 func (r Report) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary, Seconds: r.Seconds, Cached: r.Cached, Dropped: r.Dropped, TCE: r.TCE})
+	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary, Seconds: r.Seconds, Cached: r.Cached, Dropped: r.Dropped, TCE: r.TCE, NotRun: r.NotRun, Interrupted: r.Interrupted})
 }
 
 // UnmarshalJSON reads r from its wire format.
@@ -87,7 +89,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if w.Version != 0 && w.Version != 1 && w.Version != Version {
 		return fmt.Errorf("a report of version %d; this mutate reads versions 1 to %d (a newer mutate wrote it?)", w.Version, Version)
 	}
-	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Summary: w.Summary, Seconds: w.Seconds, Cached: w.Cached, Dropped: w.Dropped, TCE: w.TCE}
+	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Summary: w.Summary, Seconds: w.Seconds, Cached: w.Cached, Dropped: w.Dropped, TCE: w.TCE, NotRun: w.NotRun, Interrupted: w.Interrupted}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,8 +47,12 @@ type Plan struct {
 // Unit is the mutants of one package.
 type Unit struct {
 	Target *Target
-	Source *mutation.Package
-	Set    *Set // the mutants files read; nil for generated mutants
+	// Testers are the packages whose tests run against the mutants of a
+	// package of a pattern that has no tests of its own: those of the
+	// pattern that use it. None: its own tests.
+	Testers []*Target
+	Source  *mutation.Package
+	Set     *Set // the mutants files read; nil for generated mutants
 	// Qual prefixes the ids of the unit's mutants in a run of a pattern
 	// ("lease:"); "" otherwise.
 	Qual string
@@ -182,16 +187,31 @@ func (p *Plan) generatePattern(ctx context.Context, sel Selection) error {
 		return err
 	}
 	for _, t := range ts {
+		// A package with no tests of its own is reached by the tests of
+		// the packages of the pattern that use it, as PIT and Stryker do.
+		var testers []*Target
 		if !t.HasTests {
-			p.note("%s has no tests: no mutant of it could be killed; left out", t.Rel)
-			continue
+			for _, other := range ts {
+				if other.HasTests && slices.Contains(other.Uses, t.ImportPath) {
+					testers = append(testers, other)
+				}
+			}
+			if len(testers) == 0 {
+				p.note("%s has no tests, and no package of %s with tests uses it: no mutant of it could be killed; left out", t.Rel, sel.Pkg)
+				continue
+			}
+			var names []string
+			for _, o := range testers {
+				names = append(names, o.Rel)
+			}
+			p.note("%s has no tests of its own: its mutants run against the tests of %s", t.Rel, strings.Join(names, ", "))
 		}
 		src, err := mutation.Load(t.Dir)
 		if err != nil {
 			return err
 		}
 		ms := src.Generate()
-		p.Units = append(p.Units, &Unit{Target: t, Source: src, Qual: report.Qualifier(t.Rel), All: ms, Mutants: ms})
+		p.Units = append(p.Units, &Unit{Target: t, Testers: testers, Source: src, Qual: report.Qualifier(t.Rel), All: ms, Mutants: ms})
 	}
 	return nil
 }

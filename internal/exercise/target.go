@@ -19,6 +19,9 @@ type Target struct {
 	Dir        string // package directory, absolute
 	Rel        string // package directory relative to the module root, "./stock"
 	HasTests   bool   // it has test files
+	// Uses are the packages that the package and its tests import,
+	// directly or not (go list's Deps, TestImports and XTestImports).
+	Uses []string
 }
 
 // FindTargets asks go list, run in dir, for every package that pattern
@@ -29,7 +32,7 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 		goCmd = "go"
 	}
 	cmd := exec.CommandContext(ctx, goCmd, "list", "-f",
-		"{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}", pattern)
+		"{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{join .Deps \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", pattern)
 	cmd.Dir = dir
 	stderr := &gotest.Lines{Fn: pr.GoLines()}
 	cmd.Stderr = stderr
@@ -45,9 +48,12 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 		return nil, fmt.Errorf("go list %s: %s", pattern, why)
 	}
 	var ts []*Target
-	for row := range strings.Lines(strings.TrimSpace(string(out))) {
+	for row := range strings.Lines(string(out)) {
+		if strings.TrimSpace(row) == "" {
+			continue
+		}
 		f := strings.Split(strings.TrimSuffix(row, "\n"), "\t")
-		if len(f) != 6 {
+		if len(f) != 7 {
 			return nil, fmt.Errorf("go list %s: package is not in a module", pattern)
 		}
 		rel, err := filepath.Rel(f[2], f[1])
@@ -57,7 +63,7 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 		if rel = filepath.ToSlash(rel); rel != "." {
 			rel = "./" + rel
 		}
-		ts = append(ts, &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel, HasTests: f[4] != "0" || f[5] != "0"})
+		ts = append(ts, &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel, HasTests: f[4] != "0" || f[5] != "0", Uses: strings.Fields(f[6])})
 	}
 	return ts, nil
 }

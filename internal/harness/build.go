@@ -48,13 +48,13 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 	}
 	bin := filepath.Join(dir, "pkg.test")
 	c := gotest.Compile{
-		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env,
+		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.tester.Rel, Flags: flags, Env: env,
 		Stderr: cfg.Progress.GoLines(),
 	}
 	if keep {
 		c.Keep = p.keptPath(files)
 		c.Changed = func(string) {
-			cfg.Progress.Printf("the kept test binary of %s had changed since it was linked (its content hash differs); linked again", p.Target.Rel)
+			cfg.Progress.Printf("the kept test binary of %s had changed since it was linked (its content hash differs); linked again", p.tester.Rel)
 		}
 	}
 	if err := cfg.runner().Build(ctx, c, bin); err != nil {
@@ -93,7 +93,7 @@ func (p *prepared) keptPath(files map[string][]byte) string {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%q %q\n", p.Target.ModuleDir, p.Target.ImportPath)
+	fmt.Fprintf(h, "%q %q\n", p.Target.ModuleDir, p.tester.ImportPath)
 	for _, path := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%q %x\n", path, sha256.Sum256(files[path]))
 	}
@@ -124,7 +124,7 @@ func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, a
 		return nil, err
 	}
 	e := gotest.Exec{
-		Test2JSON: p.test2json, Binary: link, Dir: sb.pkg, ImportPath: p.Target.ImportPath,
+		Test2JSON: p.test2json, Binary: link, Dir: sb.pkg, ImportPath: p.tester.ImportPath,
 		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: limit, OnEvent: onEvent,
 		Finished: filepath.Join(sb.root, "finished.prof"),
 	}

@@ -17,6 +17,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,6 +99,9 @@ type Options struct {
 type config struct {
 	Options
 	Mutants []*mutation.Mutant
+	// tester is the package whose tests run against the mutants; nil
+	// for the mutated package's own.
+	tester *exercise.Target
 }
 
 // Runner builds and runs test binaries: the go command does, and the
@@ -134,6 +138,7 @@ func (c Options) mode() Mode {
 // temporary directory: Close removes it.
 type prepared struct {
 	Target    *exercise.Target
+	tester    *exercise.Target // whose tests run: Target, or a package that uses it
 	Package   *mutation.Package
 	Applied   []*mutation.Applied
 	test2json string            // the test2json program
@@ -147,7 +152,7 @@ type prepared struct {
 
 // prepare readies the mutants of u, applied, to run with cfg.
 func prepare(ctx context.Context, u *exercise.Unit, cfg config) (*prepared, error) {
-	p := &prepared{Target: u.Target, Package: u.Source, Applied: u.Applied, bins: &binaries{}}
+	p := &prepared{Target: u.Target, tester: cmp.Or(cfg.tester, u.Target), Package: u.Source, Applied: u.Applied, bins: &binaries{}}
 	env, err := gotest.Env(ctx, cfg.Go, goEnvNames...)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
@@ -74,9 +76,80 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 	return rep, nil
 }
 
-// runUnit runs the mutants of one package of the plan.
+// runUnit runs the mutants of one package of the plan: against its own
+// tests, or against the tests of each package of the pattern that uses
+// it, one after the other, their verdicts combined (see combine).
 func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Options) (*report.Report, error) {
-	cfg := config{Options: opt}
+	if len(u.Testers) == 0 {
+		return runTester(ctx, plan, u, opt, nil)
+	}
+	var reps []*report.Report
+	for _, t := range u.Testers {
+		opt.Progress.Printf("%s: its mutants against the tests of %s", u.Target.Rel, t.Rel)
+		rep, err := runTester(ctx, plan, u, opt, t)
+		if err != nil {
+			return nil, err
+		}
+		reps = append(reps, rep)
+	}
+	return combine(reps), nil
+}
+
+// combine returns the report of one package's mutants from the runs of
+// several packages' tests: each mutant's most telling verdict (killed
+// over timeout over crashed over the rest), its failing tests those of
+// every run with that verdict; the tests of every run.
+func combine(reps []*report.Report) *report.Report {
+	out := *reps[0]
+	out.Mutants = slices.Clone(out.Mutants)
+	names := map[string]bool{}
+	for _, r := range reps {
+		for _, n := range r.Baseline.TestNames {
+			names[n] = true
+		}
+	}
+	for _, r := range reps[1:] {
+		out.Seconds += r.Seconds
+		out.Baseline.Seconds += r.Baseline.Seconds
+		out.Limit = max(out.Limit, r.Limit)
+		out.Cached = out.Cached && r.Cached
+		out.FlakyTests = append(out.FlakyTests, r.FlakyTests...)
+		for i, m := range r.Mutants {
+			o := &out.Mutants[i]
+			switch {
+			case o.ID != m.ID:
+				continue // not the same mutant: cannot happen, as every run has the plan's mutants
+			case telling(m.Status) < telling(o.Status):
+				*o = m
+			case m.Status == o.Status && m.Status == report.Killed:
+				o.FailedTests = append(o.FailedTests, m.FailedTests...)
+				o.Failures = append(o.Failures, m.Failures...)
+			}
+			if m.CoveredBy != nil {
+				o.CoveredBy = append(o.CoveredBy, m.CoveredBy...)
+			}
+		}
+	}
+	out.Baseline.TestNames = slices.Sorted(maps.Keys(names))
+	out.Baseline.Tests = len(out.Baseline.TestNames)
+	out.Summary = report.Summarize(out.Mutants)
+	return &out
+}
+
+// telling orders statuses by how much a run says of a mutant, lowest
+// first.
+func telling(s report.Status) int {
+	order := []report.Status{report.Killed, report.Timeout, report.Crashed, report.Flaky, report.Skipped, report.Survived, report.NotCovered}
+	if i := slices.Index(order, s); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+// runTester runs the mutants of u against the tests of tester (nil: its
+// own).
+func runTester(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Options, tester *exercise.Target) (*report.Report, error) {
+	cfg := config{Options: opt, tester: tester}
 	for _, a := range u.Applied {
 		cfg.Mutants = append(cfg.Mutants, a.Mutant)
 	}
@@ -113,6 +186,9 @@ func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Opt
 	}
 	if plan.Multi {
 		rep.Qualify()
+		if tester != nil {
+			rep.QualifyTests(u.Target.Rel, tester.Rel)
+		}
 	}
 	return rep, err
 }

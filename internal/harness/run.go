@@ -178,7 +178,7 @@ type treeKeys struct {
 
 // keys returns the cache keys of the tree of the target as it is now.
 func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
-	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel})
+	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.tester.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel})
 	if err != nil {
 		if ctx.Err() == nil { // an interrupt says so itself
 			cfg.Progress.Printf("not using the cache: %v", err)
@@ -190,7 +190,7 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 	k := treeKeys{in: in, baseline: in.Key()}
-	in.Flags = map[string]string{"pkg": p.Target.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE)}
+	in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE)}
 	k.runs = in.Key()
 	return k
 }

@@ -34,7 +34,7 @@ func (p *prepared) newSandbox(dir string) (*runDir, error) {
 	}
 	sb := &runDir{
 		root: dir,
-		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.Target.Rel)),
+		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.tester.Rel)),
 		home: filepath.Join(dir, "home"),
 		tmp:  filepath.Join(dir, "tmp"),
 	}
@@ -43,7 +43,7 @@ func (p *prepared) newSandbox(dir string) (*runDir, error) {
 			return nil, err
 		}
 	}
-	if err := copyPackageDir(p.Target.Dir, sb.pkg); err != nil {
+	if err := copyPackageDir(p.tester.Dir, sb.pkg); err != nil {
 		return nil, err
 	}
 	return sb, nil

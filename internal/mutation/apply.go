@@ -72,14 +72,16 @@ func (p *Package) Apply(m *Mutant) (*Applied, error) {
 	// comments around it and the file's own layout stay as they were.
 	want := targetDecl(copied, m.Target)
 	from, to, repl := s.from, s.to, s.text
-	if a, b, ok := narrow(s); ok {
+	a, b, narrowed := narrow(s)
+	if narrowed {
 		from, to, repl = a.Pos(), a.End(), printed(token.NewFileSet(), b)
 	}
 	out, err := p.splice(sf, m, from, to, repl)
 	if err == nil {
 		err = verify(sf, out, want, m)
 	}
-	if err != nil && from != s.from {
+	if err != nil && narrowed {
+		// The node above differs too (an operator): the whole fragment.
 		from, to, repl = s.from, s.to, s.text
 		out, err = p.splice(sf, m, from, to, repl)
 		if err == nil {

@@ -161,3 +161,25 @@ func TestApply_DiffsOnlyTheMutatedLines(t *testing.T) {
 		t.Errorf("Replacement, Start, End = %q, %v, %v; want the i++ alone", a.Replacement, a.Start, a.End)
 	}
 }
+
+// TestApply_NarrowsOnlyWhereTheRestIsEqual: a rewrite that changes an
+// operator and parenthesizes one of its operands differs in the operator
+// too, so the whole fragment is spliced.
+func TestApply_NarrowsOnlyWhereTheRestIsEqual(t *testing.T) {
+	dir := t.TempDir()
+	src := "package dd\n\nfunc Bad(a, b, c bool) bool {\n\treturn a || b || c\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "dd.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Apply(&Mutant{ID: "m", Target: "Bad", Kind: Expr, Find: "a || b || c", Replace: "(a || b) && c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(src, "a || b || c", "(a || b) && c", 1); string(a.Mutated) != want {
+		t.Errorf("mutant =\n%s\nwant\n%s", a.Mutated, want)
+	}
+}

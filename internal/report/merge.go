@@ -55,6 +55,29 @@ func (r *Report) Qualify() {
 	r.Baseline.TestNames = quals(r.Baseline.TestNames)
 }
 
+// QualifyTests gives the tests of a qualified report the qualifier of the
+// package they belong to, tester, instead of that of pkg: the mutants of
+// a package with no tests of its own are run by another's.
+func (r *Report) QualifyTests(pkg, tester string) {
+	from, to := Qualifier(pkg), Qualifier(tester)
+	requal := func(names []string) []string {
+		for i, n := range names {
+			names[i] = to + strings.TrimPrefix(n, from)
+		}
+		return names
+	}
+	for i := range r.Mutants {
+		m := &r.Mutants[i]
+		requal(m.FailedTests)
+		requal(m.CoveredBy)
+		requal(m.Running)
+		for j := range m.Failures {
+			m.Failures[j].Test = to + strings.TrimPrefix(m.Failures[j].Test, from)
+		}
+	}
+	requal(r.Baseline.TestNames)
+}
+
 // Join joins the reports of the packages of one run of a pattern, each
 // qualified (Qualify), into one, in the order given.
 func Join(pattern string, parts []*Report) *Report {

@@ -25,6 +25,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -84,6 +85,9 @@ func (t target) pkgArg() string {
 	return "./" + t.pkg
 }
 
+// mutateFlags are flags given to every mutate run (-mutate-flag).
+var mutateFlags []string
+
 var targets = []target{
 	{name: "lease", src: ".", pkg: "lease", git: true},
 	{name: "x/time/rate", src: "bench/gremlinsbench/testdata/xtime", pkg: "rate"},
@@ -138,6 +142,10 @@ func main() {
 	gremlins := flag.String("gremlins", "gremlins", "the gremlins `program`")
 	only := flag.String("targets", "", "only these comma-separated built-in `packages` (lease, x/time/rate); with -module and no -targets, none of them")
 	var modules []target
+	flag.Func("mutate-flag", "pass `flag` to mutate run too (repeatable), such as -no-tce", func(f string) error {
+		mutateFlags = append(mutateFlags, f)
+		return nil
+	})
 	flag.Func("module", "also a published module's package, `path@version=pkgdir` (pkgdir relative to the module root, . for the root); repeatable", func(s string) error {
 		t, err := parseModule(s)
 		if err == nil {
@@ -293,19 +301,22 @@ func copyTarget(t target, dir string) error {
 }
 
 func runMutate(mutate, dir string, t target) (result, error) {
-	cmd := exec.Command(mutate, "-C", dir, "run", "-generate", "-pkg", t.pkgArg(), "-no-cache", "-q", "-json")
+	args := slices.Concat([]string{"-C", dir, "run", "-generate", "-pkg", t.pkgArg(), "-no-cache", "-q", "-json"}, mutateFlags)
+	cmd := exec.Command(mutate, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
+	// Exit 2 with a whole report is a run whose verdicts include flaky
+	// mutants (counted as other); without one, an error.
 	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() != report.ExitError) {
+	var rep report.Report
+	if err != nil && !errors.As(err, &ee) {
 		return result{}, fmt.Errorf("%v\n%s", err, stderr.String())
 	}
-	var rep report.Report
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		return result{}, err
+	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil || rep.Interrupted || len(rep.NotRun) > 0 {
+		return result{}, fmt.Errorf("%v\n%s", cmp.Or(err, jerr), stderr.String())
 	}
 	s := rep.Summary
 	r := result{

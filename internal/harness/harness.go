@@ -139,6 +139,7 @@ func (c Options) mode() Mode {
 type prepared struct {
 	Target    *exercise.Target
 	tester    *exercise.Target // whose tests run: Target, or a package that uses it
+	compiler  *gotest.Compiler // for trivial compiler equivalence; nil: go build
 	Package   *mutation.Package
 	Applied   []*mutation.Applied
 	test2json string            // the test2json program

@@ -53,6 +53,17 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 	start := time.Now()
 	pr := cfg.Progress
 	pr.Phase("compiling %s to find those the compiler makes equivalent (-no-tce skips it)", text.Count(len(todo), "generated mutant", "generated mutants"))
+	// The compiler itself, when the package is Go files alone; else go
+	// build, which does the same with more work per compile.
+	comp, err := gotest.NewCompiler(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, filepath.Join(p.tmp, "tce"))
+	if err != nil {
+		if ctx.Err() != nil {
+			pr.Done()
+			return nil, ctx.Err()
+		}
+		comp = nil
+	}
+	p.compiler = comp
 	ref, err := p.codeSum(ctx, cfg, filepath.Join(p.tmp, "tce", "reference"), nil)
 	if err != nil {
 		pr.Done()
@@ -106,6 +117,14 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 // codeSum compiles the package with files overlaid (none for the
 // reference) in dir and returns the hash of its code (see normalizeCode).
 func (p *prepared) codeSum(ctx context.Context, cfg config, dir string, files map[string][]byte) (string, error) {
+	if p.compiler != nil {
+		asm, err := p.compiler.Assembly(ctx, dir, files)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(normalizeCode(asm))
+		return hex.EncodeToString(sum[:]), nil
+	}
 	env, err := tempEnv(dir)
 	if err != nil {
 		return "", err

@@ -25,6 +25,10 @@ type tceResult struct {
 	info       *report.TCE
 }
 
+// tceBudget is the time that trivial compiler equivalence may take, by
+// its estimate, in a run that is not -full.
+var tceBudget = time.Minute
+
 // tce compiles the package with each generated mutant at the indexes in
 // which, and compares what the compiler emits (Papadakis et al., "Trivial
 // Compiler Equivalence: A Large Scale Empirical Study of a Simple, Fast
@@ -64,6 +68,7 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 		comp = nil
 	}
 	p.compiler = comp
+	refStart := time.Now()
 	ref, err := p.codeSum(ctx, cfg, filepath.Join(p.tmp, "tce", "reference"), nil)
 	if err != nil {
 		pr.Done()
@@ -71,6 +76,16 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 			return nil, ctx.Err()
 		}
 		pr.Printf("no trivial compiler equivalence: the package does not compile alone")
+		return nil, nil
+	}
+	// A run that stops at each mutant's first failing test is for a
+	// score: there, compiling every mutant of a large package can cost
+	// many times the run itself, and is left out past a budget. A full
+	// run (an exercise being written) always compiles them.
+	if est := time.Since(refStart) * time.Duration(len(todo)) / time.Duration(max(cfg.Jobs, 1)); !cfg.Full && est > tceBudget {
+		pr.Done()
+		pr.Printf("no trivial compiler equivalence: %s of %.1fs each would take about %s, more than the %s it may take in a run that stops at the first failure (-full runs it)",
+			text.Count(len(todo), "compile", "compiles"), time.Since(refStart).Seconds(), est.Round(time.Second), tceBudget)
 		return nil, nil
 	}
 	sums := make([]string, len(todo))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -139,5 +140,26 @@ func TestNormalizeCode(t *testing.T) {
 	c := strings.Replace(b, "RET", "NOP", 1)
 	if string(normalizeCode([]byte(a))) == string(normalizeCode([]byte(c))) {
 		t.Error("normalizeCode hides a changed instruction")
+	}
+}
+
+// Past its budget, trivial compiler equivalence is left out of a run that
+// stops at the first failure, and kept in a full one.
+func TestTCE_PastItsBudgetOnlyInFullRuns(t *testing.T) {
+	dir := shelfModule(t)
+	src, err := mutation.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := src.Generate()
+	defer func(b time.Duration) { tceBudget = b }(tceBudget)
+	tceBudget = 0
+	early := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true})
+	if early.TCE != nil || early.Summary.Count(report.Equivalent) != 0 {
+		t.Errorf("an early-kill run past the budget: TCE = %+v, %d equivalent; want none", early.TCE, early.Summary.Count(report.Equivalent))
+	}
+	full := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true})
+	if full.TCE == nil || full.TCE.Equivalent != 1 {
+		t.Errorf("a full run past the budget: TCE = %+v, want it run, 1 equivalent", full.TCE)
 	}
 }

@@ -95,6 +95,9 @@ func cmdBrowse(artifacts string) func(ts *testscript.TestScript, neg bool, args 
 			chromedp.DisableGPU,
 			chromedp.WindowSize(1280, 900),
 			chromedp.UserDataDir(ts.MkAbs(".browser")),
+			// Chromium keeps a socket directory in TMPDIR, and leaves
+			// it there: it goes with the script's work directory.
+			chromedp.Env("TMPDIR="+ts.MkAbs(".browser")),
 		)
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		defer cancelAlloc()

@@ -83,7 +83,9 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 	defer outR.Close()
 
-	conv := exec.Command(e.Test2JSON, "-p", e.ImportPath)
+	// -t: test2json gives a test's Elapsed only with its time stamps,
+	// and the limits of later runs derive from it.
+	conv := exec.Command(e.Test2JSON, "-t", "-p", e.ImportPath)
 	setProcAttr(conv)
 	convIn, err := conv.StdinPipe()
 	if err != nil {

@@ -61,6 +61,9 @@ func TestTwo(t *testing.T) {
 	})
 }
 
+// TestNap sleeps 30ms.
+func TestNap(t *testing.T) { time.Sleep(30 * time.Millisecond) }
+
 // TestHang starts a child in its process group, whose pid goes to
 // $PID_FILE.child, records its own pid in $PID_FILE, then hangs unless
 // $PASS is set.
@@ -164,6 +167,19 @@ func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
 	}
 	if got, want := res.Message("TestTwo/sub"), "m_test.go:21: Two() = 2, broken"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
+	}
+}
+
+// The limits of a mutant's early-kill and confirming runs derive from the
+// baseline's durations of its tests: each test's Elapsed must be what the
+// testing package printed.
+func TestExec_RecordsEachTestsDuration(t *testing.T) {
+	res, err := built(t, "TestNap").Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if got := res.Tests["TestNap"]; got == nil || got.Outcome != Pass || got.Elapsed < 0.03 {
+		t.Fatalf("TestNap = %+v; want a pass with Elapsed >= 0.03 (it sleeps 30ms)", got)
 	}
 }
 

@@ -143,6 +143,26 @@ func TestConfirm_ATestFlakyWithoutTheMutantNeverKills(t *testing.T) {
 	}
 }
 
+// A run of the reference that its limit stopped says nothing of a test
+// that passed in the baseline: it was slowed down (a loaded machine), and
+// runs once more with a longer limit before the failure is judged.
+func TestConfirm_AReferenceRunStoppedAtItsLimitRunsAgain(t *testing.T) {
+	slow := `{"Action":"run","Test":"TestMax"}
+TIMEOUT
+`
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
+		if active == "" && slices.Equal(args, []string{alone("TestMax")}) && n == 0 {
+			return slow, true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}}})
+	if got := r.seen[" "+alone("TestMax")]; got != 2 {
+		t.Errorf("%d runs of TestMax alone without the mutant, want 2 (stopped at the limit, then again)", got)
+	}
+}
+
 // A test that fails under the mutant only after the tests before it (not
 // alone) kills when it fails again in the same grouping, and passes there
 // without the mutant.

@@ -6,12 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +31,10 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.Init() // mutate, run by the scripts, is this binary: the init of its sandboxes
+	// The scripts spend much of their time waiting: for the children of
+	// test binaries, for limits and interrupts. Twice as many as there
+	// are CPUs keep them busy; -test.parallel still decides.
+	flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	testscript.Main(m, map[string]func(){"mutate": main})
 }
 

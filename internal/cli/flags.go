@@ -191,7 +191,7 @@ func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
 	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
-	fs.BoolVar(&rf.noTCE, "no-tce", false, "run every generated mutant, without first finding those the compiler makes equivalent to the code or to each other")
+	fs.BoolVar(&rf.noTCE, "no-tce", false, "do not compile the generated mutants to find those the compiler makes equivalent to the code or to each other (with -full, every mutant before the run; else those no test killed, after it)")
 }
 
 func (rf *runFlags) check() error {

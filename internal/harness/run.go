@@ -45,10 +45,18 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		cfg.Progress.Printf("%d of %d mutants from the cache; running %s", n, len(results), text.Count(len(missing), "mutant", "mutants"))
 	}
 	start := time.Now()
-	tce, err := p.tce(ctx, cfg, missing)
-	if err != nil {
-		return nil, interrupted(ctx, err)
+	// A -full run compiles every mutant first: duplicates need no run,
+	// and subsumption counts them. A run that stops at the first failure
+	// compiles only the mutants no test killed, after their runs: a
+	// killed mutant cannot be equivalent, and most are killed.
+	var tce *tceResult
+	var err error
+	if cfg.Full {
+		if tce, err = p.tce(ctx, cfg, missing); err != nil {
+			return nil, interrupted(ctx, err)
+		}
 	}
+	ran := missing
 	missing, dups := tce.apply(p, results, missing)
 	if len(missing) == 0 && prior != nil {
 		// Every mutant left was equivalent, or cached.
@@ -90,6 +98,17 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	}
 	if rep.Interrupted {
 		results = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
+	} else if !cfg.Full {
+		var alive []int
+		for _, i := range ran {
+			if results[i].Status != report.Killed {
+				alive = append(alive, i)
+			}
+		}
+		if tce, err = p.tce(ctx, cfg, alive); err != nil {
+			return nil, interrupted(ctx, err)
+		}
+		tce.settle(p, results)
 	}
 	rep.TCE = tce.report()
 	if rep.TCE != nil {

@@ -211,6 +211,23 @@ func (t *tceResult) apply(p *prepared, results []report.Mutant, missing []int) (
 	return run, dups
 }
 
+// settle gives the mutants compiled after their runs what t found: an
+// equivalent mutant's run (a survivor's, or a flaky one's) is no verdict
+// on it, and a duplicate takes its twin's verdict, as it would have
+// without a run.
+func (t *tceResult) settle(p *prepared, results []report.Mutant) {
+	if t == nil {
+		return
+	}
+	for i := range t.equivalent {
+		results[i] = newResult(p, p.Applied[i])
+		results[i].Status, results[i].Reason = report.Equivalent, "it compiles to the reference's code"
+	}
+	for i, j := range t.twin {
+		results[i] = duplicate(results[i], results[j])
+	}
+}
+
 // report returns what t did, for the report; nil for nothing.
 func (t *tceResult) report() *report.TCE {
 	if t == nil {

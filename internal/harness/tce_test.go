@@ -143,6 +143,31 @@ func TestNormalizeCode(t *testing.T) {
 	}
 }
 
+// A run that stops at the first failure compiles only the mutants that no
+// test killed, after their runs: the equivalent one among them is
+// equivalent all the same, and no killed mutant is compiled.
+func TestTCE_AfterTheRunOnlyTheMutantsNoTestKilled(t *testing.T) {
+	dir := shelfModule(t)
+	src, err := mutation.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := src.Generate()
+	rep := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true})
+	alive := 0
+	for _, m := range rep.Mutants {
+		if m.Status != report.Killed && !strings.HasPrefix(m.ID, "larger-") {
+			alive++
+		}
+		if m.ID == "items-arithmetic-1" && (m.Status != report.Equivalent || m.Reason != "it compiles to the reference's code") {
+			t.Errorf("items-arithmetic-1 (boxes/perBox) = %s (%q), want equivalent", m.Status, m.Reason)
+		}
+	}
+	if tce := rep.TCE; tce == nil || tce.Compiled != alive || tce.Equivalent != 1 || tce.Compiled >= rep.Summary.Count(report.Killed) {
+		t.Errorf("TCE = %+v; want the %d mutants no test killed compiled (of %d), 1 equivalent", tce, alive, len(rep.Mutants))
+	}
+}
+
 // Past its budget, trivial compiler equivalence is left out of a run that
 // stops at the first failure, and kept in a full one.
 func TestTCE_PastItsBudgetOnlyInFullRuns(t *testing.T) {

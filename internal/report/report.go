@@ -164,8 +164,8 @@ type Mutant struct {
 	Reason  string
 	Running []string
 	// DuplicateOf names the mutant that compiles to the same code as this
-	// one (trivial compiler equivalence): this one did not run, and has
-	// that one's verdict.
+	// one (trivial compiler equivalence): this one has that one's
+	// verdict (and in a -full run, did not run).
 	DuplicateOf string
 	// Dominator and SubsumedBy place a killed mutant of a full run in the
 	// subsumption of the kill matrix (see Subsume): a dominator has a

@@ -188,7 +188,7 @@ mutant: the suite gives no verdict (the tests are named)`,
 		status: Equivalent, exit: ExitKilled, comparable: true,
 		help: `(generated mutants) it compiles to the very code of the
 reference (trivial compiler equivalence): no test can tell them
-apart, so it does not run and is not in the score`,
+apart, so it is not in the score (with -full it does not run)`,
 		matrix: func(Mutant) string {
 			return "equivalent: it compiles to the reference's code, so no test can tell them apart"
 		},

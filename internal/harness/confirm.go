@@ -26,7 +26,8 @@ import (
 // Those that pass alone were bystanders, and are dropped; if all were, and
 // the binary dies again in the grouping, the mutant crashed, detected but
 // by no test. A test known to be flaky without any mutant is never
-// confirmed.
+// confirmed, nor one whose failure did not reproduce in an earlier attempt
+// at the same mutant (m.flaky).
 func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string) error {
 	byTop := map[string][]string{}
 	for _, name := range v.FailedTests {
@@ -42,7 +43,7 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 	confirmed := map[string]bool{}
 	var again, bystanders []string
 	for _, top := range slices.Sorted(maps.Keys(byTop)) {
-		if m.b.refs.isFlaky(top) {
+		if m.b.refs.isFlaky(top) || m.flaky[top] {
 			continue
 		}
 		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitOf([]string{top}))

@@ -77,6 +77,66 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 	}
 }
 
+// A test that fails in both coverage runs alone runs alone again: passing
+// once then, it is flaky (never a killer), not a test that needs the
+// tests before it.
+func TestCoverage_ATestThatFailsTwiceAloneIsCheckedAgain(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	for _, tc := range []struct {
+		name      string
+		passAt    int // the run of TestMax alone without the mutant that passes; -1: none
+		wantFlaky bool
+	}{
+		{"PassesInTheThirdRun", 2, true},
+		{"PassesInTheLastRun", coverPasses + coverRecheck - 1, true},
+		{"NeverPasses", -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &canned{
+				events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
+				reach:  map[string][]string{"TestMax": {"m"}},
+				respond: func(active string, args []string, n int) (string, bool) {
+					if active == "" && slices.Equal(args, []string{alone("TestMax")}) && n != tc.passAt {
+						return suiteRun("TestMax"), true
+					}
+					return "", false
+				},
+			}
+			rep := runCanned(t, r, gen)
+			if got := slices.Equal(rep.FlakyTests, []string{"TestMax"}); got != tc.wantFlaky {
+				t.Errorf("report's flaky tests = %v, want TestMax flaky: %v", rep.FlakyTests, tc.wantFlaky)
+			}
+			want := coverPasses + coverRecheck
+			if tc.passAt >= 0 {
+				want = tc.passAt + 1
+			}
+			if got := r.seen[" "+alone("TestMax")]; got != want {
+				t.Errorf("%d runs of TestMax alone without the mutant, want %d", got, want)
+			}
+		})
+	}
+}
+
+// A test whose failure did not reproduce in the first attempt at a mutant
+// is flaky for it: when, in the second attempt, it fails and then fails
+// again alone, that is the chance of a flaky test, not a kill.
+func TestConfirm_ATestFlakyForAMutantNeverKillsItLater(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m" && len(args) == 0 && n%2 == 0: // each attempt's suite
+			return suiteRun("TestMax"), true
+		case active == "m" && slices.Equal(args, []string{alone("TestMax")}) && n == 1:
+			return suiteRun("TestMax"), true // the second time alone
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Flaky || len(m.FailedTests) != 0 || !slices.Equal(m.FlakyTests, []string{"TestMax"}) {
+		t.Fatalf("mutant = %s, failed %v, flaky %v; want flaky, none failed, TestMax flaky", m.Status, m.FailedTests, m.FlakyTests)
+	}
+}
+
 // A failure that reproduces, under the mutant alone and not without it,
 // kills: and that kill is cached, while a verdict that saw a flaky test is
 // not.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -30,7 +31,7 @@ type coverage struct {
 	known   map[string]bool     // the mutants whose sites record their ids
 	reached map[string][]string // mutant id: the tests that reach its site, sorted
 	// everywhere are the tests whose reach is unknown: they did not pass
-	// when run alone, or passed once and failed once (flaky). They run
+	// when run alone, or both passed and failed (flaky). They run
 	// for every mutant.
 	everywhere []string
 }
@@ -64,8 +65,14 @@ func (c *coverage) of(id string) []string {
 
 // coverPasses is how many times coverage runs each test: twice, so that a
 // test that is flaky when it runs alone is found, and named rather than
-// trusted.
-const coverPasses = 2
+// trusted. A test that fails in both runs coverRecheck times more: one
+// that fails every time needs the tests before it, one that passes once is
+// flaky (a test that fails 4 runs in 10 alone fails
+// all 6 with a chance of 0.4%, where 2 of 2 had 16%).
+const (
+	coverPasses  = 2
+	coverRecheck = 4
+)
 
 // runCoverage runs the switched binary with no mutant active coverPasses
 // times per top-level test of the baseline, cfg.Jobs at a time, each with
@@ -98,11 +105,7 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 				}
 				file := filepath.Join(dir, "reached")
 				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-				limit := limitFor(cfg, b.Wall)
-				if cfg.Timeout == 0 {
-					limit = limitOf([]string{test}, b.durations(), limit)
-				}
-				res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, limit, nil)
+				res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, coverLimit(cfg, b, test), nil)
 				if err != nil {
 					return fmt.Errorf("coverage of %s: %w", test, err)
 				}
@@ -129,6 +132,25 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 				ok++
 			}
 		}
+		if ok == 0 {
+			// Failed twice: again, to tell a test that needs others
+			// from a flaky one.
+			for pass := range coverRecheck {
+				dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i), "recheck-"+strconv.Itoa(pass))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return nil, err
+				}
+				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + filepath.Join(dir, "reached")}
+				res, err := p.exec(ctx, cfg, sb.bin, dir, env, alone, coverLimit(cfg, b, test), nil)
+				if err != nil {
+					return nil, fmt.Errorf("coverage of %s: %w", test, err)
+				}
+				if passedTest(res, test) && passed(res) {
+					ok = -1 // flaky: passed once at least
+					break
+				}
+			}
+		}
 		// The reference alone of the test, for the confirmations: a
 		// failing run if there was one.
 		ref := results[i][0]
@@ -149,7 +171,7 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 		default:
 			c.everywhere = append(c.everywhere, test)
 			b.refs.setFlaky(test)
-			pr.Printf("coverage: %s is flaky: it passed once and failed once when run alone with no mutant; it runs for every mutant, and its failures are never counted as kills", test)
+			pr.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for every mutant, and its failures are never counted as kills", test)
 		}
 	}
 	for id := range c.reached {
@@ -165,6 +187,15 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 	}
 	pr.Printf("coverage: %d of %d mutants reached by some test", covered, len(sb.sw.Marked()))
 	return c, nil
+}
+
+// coverLimit is the limit of a coverage run of test alone.
+func coverLimit(cfg config, b *Baseline, test string) time.Duration {
+	limit := limitFor(cfg, b.Wall)
+	if cfg.Timeout == 0 {
+		limit = limitOf([]string{test}, b.durations(), limit)
+	}
+	return limit
 }
 
 // runOnly returns the flag that runs only the top-level tests named, and

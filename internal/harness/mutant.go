@@ -32,6 +32,9 @@ type mutantRun struct {
 	tests  []string // the top-level tests it runs
 	// fast: a generated mutant without -full, run the early-kill way.
 	fast bool
+	// flaky holds the top-level tests whose failures did not reproduce
+	// in an earlier attempt at this mutant: they never kill it.
+	flaky map[string]bool
 }
 
 // runMutant runs the suite against one mutant: the switched binary with
@@ -97,7 +100,13 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		return r, err
 	}
 	if unconfirmed {
-		// Its only failures were flaky: once more, whole.
+		// Its only failures were flaky: once more, whole. A test whose
+		// failure did not reproduce is flaky for this mutant: failing
+		// again, and even reproducing then, it is still no killer.
+		m.flaky = map[string]bool{}
+		for _, name := range v.FlakyTests {
+			m.flaky[topLevel(name)] = true
+		}
 		again, stillUnconfirmed, err := m.attempt(ctx)
 		if err != nil {
 			return r, err

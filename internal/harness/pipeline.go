@@ -96,9 +96,9 @@ func runUnit(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt Opt
 }
 
 // combine returns the report of one package's mutants from the runs of
-// several packages' tests: each mutant's most telling verdict (killed
-// over timeout over crashed over the rest), its failing tests those of
-// every run with that verdict; the tests of every run.
+// several packages' tests: each mutant's most telling verdict (equivalent
+// over killed over timeout over crashed over the rest), its failing tests
+// those of every run with that verdict; the tests of every run.
 func combine(reps []*report.Report) *report.Report {
 	out := *reps[0]
 	out.Mutants = slices.Clone(out.Mutants)
@@ -137,9 +137,10 @@ func combine(reps []*report.Report) *report.Report {
 }
 
 // telling orders statuses by how much a run says of a mutant, lowest
-// first.
+// first. Equivalent comes first: it is the compiler's proof, whichever
+// package's tests ran.
 func telling(s report.Status) int {
-	order := []report.Status{report.Killed, report.Timeout, report.Crashed, report.Flaky, report.Skipped, report.Survived, report.NotCovered}
+	order := []report.Status{report.Equivalent, report.Killed, report.Timeout, report.Crashed, report.Flaky, report.Skipped, report.Survived, report.NotCovered}
 	if i := slices.Index(order, s); i >= 0 {
 		return i
 	}

@@ -77,6 +77,36 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 	}
 }
 
+// A flaky test runs only for the mutants it reaches when it passes: a
+// mutant elsewhere could only make it fail by chance, and a verdict of
+// "flaky" there would be a coin toss.
+func TestCoverage_AFlakyTestRunsOnlyWhereItReaches(t *testing.T) {
+	m := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	o := &mutation.Mutant{ID: "o", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x + 2", Operator: mutation.OpArithmetic}
+	r := &canned{
+		events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax"), "o": suiteRun()},
+		reach:  map[string][]string{"TestMax": {"m"}, "TestDouble": {"o"}},
+		respond: func(active string, args []string, n int) (string, bool) {
+			if active == "" && slices.Equal(args, []string{alone("TestMax")}) && n == 1 {
+				return suiteRun("TestMax"), true
+			}
+			return "", false
+		},
+	}
+	rep := runCanned(t, r, m, o)
+	if !slices.Equal(rep.FlakyTests, []string{"TestMax"}) {
+		t.Fatalf("report's flaky tests = %v, want [TestMax]", rep.FlakyTests)
+	}
+	if got := rep.Mutants[1]; got.ID != "o" || got.Status != report.Survived || len(got.FlakyTests) != 0 {
+		t.Errorf("o = %s %s, flaky %v; want survived, no flaky test (TestMax does not reach it)", got.ID, got.Status, got.FlakyTests)
+	}
+	for key := range r.seen {
+		if strings.HasPrefix(key, "o ") && strings.Contains(key, "TestMax") {
+			t.Errorf("a run of o ran TestMax: %q", key)
+		}
+	}
+}
+
 // A test that fails in both coverage runs alone runs alone again: passing
 // once then, it is flaky (never a killer), not a test that needs the
 // tests before it.

@@ -31,8 +31,8 @@ type coverage struct {
 	known   map[string]bool     // the mutants whose sites record their ids
 	reached map[string][]string // mutant id: the tests that reach its site, sorted
 	// everywhere are the tests whose reach is unknown: they did not pass
-	// when run alone, or both passed and failed (flaky). They run
-	// for every mutant.
+	// when run alone. They run for every mutant. A flaky test (it both
+	// passed and failed) runs for what it reached when it passed.
 	everywhere []string
 }
 
@@ -140,13 +140,20 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return nil, err
 				}
-				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + filepath.Join(dir, "reached")}
+				file := filepath.Join(dir, "reached")
+				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
 				res, err := p.exec(ctx, cfg, sb.bin, dir, env, alone, coverLimit(cfg, b, test), nil)
 				if err != nil {
 					return nil, fmt.Errorf("coverage of %s: %w", test, err)
 				}
 				if passedTest(res, test) && passed(res) {
-					ok = -1 // flaky: passed once at least
+					// Flaky. This run's reach stands for the first's.
+					ids, err := readLines(file)
+					if err != nil {
+						return nil, fmt.Errorf("coverage of %s: %w", test, err)
+					}
+					results[i][0], reached[i][0] = res, ids
+					ok = 1
 					break
 				}
 			}
@@ -169,9 +176,17 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 			c.everywhere = append(c.everywhere, test)
 			pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, results[i][0].Ended())
 		default:
-			c.everywhere = append(c.everywhere, test)
+			// What it reaches when it passes: a mutant elsewhere can
+			// make it fail only by chance.
+			for pass := range coverPasses {
+				if res := results[i][pass]; passedTest(res, test) && passed(res) {
+					for _, id := range reached[i][pass] {
+						c.reached[id] = append(c.reached[id], test)
+					}
+				}
+			}
 			b.refs.setFlaky(test)
-			pr.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for every mutant, and its failures are never counted as kills", test)
+			pr.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for the mutants it reaches, and its failures are never counted as kills", test)
 		}
 	}
 	for id := range c.reached {

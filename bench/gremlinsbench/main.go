@@ -422,6 +422,8 @@ func print(results []result) {
 	fmt.Println("medians (other: gremlins' not viable; mutate's dropped as not valid Go, and crashed)")
 	w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "package\ttool\tmutants\tkilled\tsurvived\tnot covered\ttimeout\twall\tper mutant\tsame verdicts every round\t")
+	// What does not fit the table's columns follows it, by package.
+	var notes []string
 	for _, t := range targets {
 		per := map[string]time.Duration{}
 		kills := map[string]map[string]int{}
@@ -440,7 +442,7 @@ func print(results []result) {
 				share := switchShare(result{tool: tool,
 					switched: median(rs, func(r result) int { return r.switched }),
 					built:    median(rs, func(r result) int { return r.built })})
-				switchLine = fmt.Sprintf("%s\tmutate's mutants run in the switched build (medians): %s\t\t\t\t\t\t\t\t\t\n", t.name, share)
+				switchLine = fmt.Sprintf("%s: mutate's mutants run in the switched build (medians): %s", t.name, share)
 			}
 			stable := true
 			for _, r := range rs[1:] {
@@ -460,9 +462,11 @@ func print(results []result) {
 			}
 		}
 		if per["mutate"] > 0 && per["gremlins"] > 0 {
-			fmt.Fprintf(w, "%s\tgremlins/mutate per mutant: %.1f×\t\t\t\t\t\t\t\t\t\n", t.name, float64(per["gremlins"])/float64(per["mutate"]))
+			notes = append(notes, fmt.Sprintf("%s: gremlins/mutate per mutant: %.1f×", t.name, float64(per["gremlins"])/float64(per["mutate"])))
 		}
-		fmt.Fprint(w, switchLine)
+		if switchLine != "" {
+			notes = append(notes, switchLine)
+		}
 		if m, g := lastOf(results, t.name, "mutate"), lastOf(results, t.name, "gremlins"); m != nil && g != nil {
 			// Sites both tools mutate: gremlins also counts a mutant that
 			// does not compile (a string's + made -) as killed, and mutates
@@ -486,17 +490,21 @@ func print(results []result) {
 				}
 			}
 			slices.Sort(missed)
-			fmt.Fprintf(w, "%s\tsites of shared operators both tools mutate: %d, killed by mutate %d, by gremlins %d; killed by gremlins only: %v\t\t\t\t\t\t\t\t\t\n", t.name, both, mk, gk, missed)
+			notes = append(notes, fmt.Sprintf("%s: sites of shared operators both tools mutate: %d, killed by mutate %d, by gremlins %d; killed by gremlins only: %v", t.name, both, mk, gk, missed))
 		}
 		if kills["mutate"] != nil && kills["gremlins"] != nil {
 			var parts []string
 			for _, op := range slices.Sorted(maps.Values(sharedOps)) {
 				parts = append(parts, fmt.Sprintf("%s %d/%d", op, kills["mutate"][op], kills["gremlins"][op]))
 			}
-			fmt.Fprintf(w, "%s\tkilled on shared operators, mutate/gremlins: %s\t\t\t\t\t\t\t\t\t\n", t.name, strings.Join(parts, ", "))
+			notes = append(notes, fmt.Sprintf("%s: killed on shared operators, mutate/gremlins: %s", t.name, strings.Join(parts, ", ")))
 		}
 	}
 	w.Flush()
+	fmt.Println()
+	for _, n := range notes {
+		fmt.Println(n)
+	}
 }
 
 // switchShare is the share of mutate's mutants in r that ran in the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -71,7 +72,7 @@ func check(ctx context.Context, c *call, args []string) error {
 	}
 	for _, file := range append(g.Paths(), out.stryker) {
 		if file != "" {
-			if err := checkOutput(file, true); err != nil {
+			if err := outfile.Check(file, true); err != nil {
 				return err
 			}
 		}

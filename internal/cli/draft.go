@@ -6,6 +6,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/progress"
 )
 
@@ -33,7 +34,7 @@ func draft(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := checkOutput(*out, false); err != nil {
+		if err := outfile.Check(*out, false); err != nil {
 			return err
 		}
 	}

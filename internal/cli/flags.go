@@ -6,14 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/suggest"
 )
@@ -214,40 +213,9 @@ func (rf *runFlags) options(pr *progress.Reporter) harness.Options {
 	}
 }
 
-// errExists is returned by checkOutput for a file that must not be
-// overwritten.
-var errExists = errors.New("exists")
-
-// checkOutput checks, before anything runs, that a file can be written at
-// path: its directory exists, or is made, and takes new files; and unless
-// overwrite, nothing is there yet (errExists).
-func checkOutput(path string, overwrite bool) error {
-	if _, err := os.Stat(path); err == nil && !overwrite {
-		return fmt.Errorf("%s %w", path, errExists)
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	probe, err := os.CreateTemp(dir, ".mutate-probe-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	probe.Close()
-	return os.Remove(probe.Name())
-}
-
 // writeFile writes what write writes to path, and says so on stderr.
 func (c *call) writeFile(path, what string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := outfile.Write(path, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.stderr, "mutate: wrote %s; %s\n", path, what)

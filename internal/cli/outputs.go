@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
@@ -45,7 +46,7 @@ func (o *outputs) check() error {
 	}
 	for _, file := range []string{o.junit, o.stryker, o.html} {
 		if file != "" {
-			if err := checkOutput(file, true); err != nil {
+			if err := outfile.Check(file, true); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 )
@@ -28,7 +29,7 @@ func template(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := checkOutput(*out, false); errors.Is(err, errExists) {
+		if err := outfile.Check(*out, false); errors.Is(err, outfile.ErrExists) {
 			return fmt.Errorf("%w; the template does not overwrite a prediction file", err)
 		} else if err != nil {
 			return err

@@ -68,11 +68,33 @@ func claimer(s *lease.Store, in io.Reader, out io.Writer) error {
 		if _, err := fmt.Sscan(sc.Text(), &job, &owner, &now, &ttl); err != nil {
 			return fmt.Errorf("claimer: bad request %q: %w", sc.Text(), err)
 		}
-		fence, err := s.Claim(context.Background(), job, owner, now, ttl)
-		if err != nil {
-			return err
+		// "waiting" once the claim waits for another connection's lock:
+		// the parent holds it until every claimer does.
+		// (The driver consults a context that can end in its busy
+		// handler: Background's cannot.)
+		base, cancel := context.WithCancel(context.Background())
+		ctx := lease.WaitWatch(base)
+		type claimed struct {
+			fence int64
+			err   error
 		}
-		fmt.Fprintln(out, fence)
+		done := make(chan claimed, 1)
+		go func() {
+			fence, err := s.Claim(ctx, job, owner, now, ttl)
+			done <- claimed{fence, err}
+		}()
+		var c claimed
+		select {
+		case <-lease.Waiting(ctx):
+			fmt.Fprintln(out, "waiting")
+			c = <-done
+		case c = <-done:
+		}
+		cancel()
+		if c.err != nil {
+			return c.err
+		}
+		fmt.Fprintln(out, c.fence)
 	}
 	return sc.Err()
 }
@@ -156,17 +178,22 @@ func TestClaim_OneWinnerAcrossProcesses(t *testing.T) {
 	const procs, rounds = 4, 8
 	path := newPath(t)
 	enqueue(t, openAt(t, path), "job")
+	// One after the other: the claimers meet on the claims below, never
+	// on opening the file (the Open tests pin that), so that what this
+	// test sees does not depend on how the processes' starts interleave.
 	children := make([]*child, procs)
 	for i := range children {
 		children[i] = startChild(t, "claimer", path)
-	}
-	for _, c := range children {
-		if got := c.readLine(t); got != "ready" {
+		if got := children[i].readLine(t); got != "ready" {
 			t.Fatalf("child said %q, want ready", got)
 		}
 	}
 	for round := range rounds {
 		now := float64(round)*10 + 1 // after the previous grant has expired
+		// Every claimer meets the write lock of another connection, and
+		// waits for it: their claims meet on the lock whatever the
+		// scheduler does.
+		commit := holdLock(t, path, "BEGIN IMMEDIATE")
 		var wg sync.WaitGroup
 		errs := make([]error, procs)
 		for i, c := range children {
@@ -178,6 +205,13 @@ func TestClaim_OneWinnerAcrossProcesses(t *testing.T) {
 		if err := errors.Join(errs...); err != nil {
 			t.Fatal(err)
 		}
+		for i, c := range children {
+			if got := c.readLine(t); got != "waiting" {
+				commit()
+				t.Fatalf("round %d: claimer %d said %q while another connection held the write lock, want waiting", round, i, got)
+			}
+		}
+		commit()
 		fences := make([]int64, procs)
 		for i, c := range children {
 			f, err := strconv.ParseInt(c.readLine(t), 10, 64)

@@ -177,14 +177,22 @@ func (c Compile) Assembly(ctx context.Context) ([]byte, error) {
 	cmd := command(ctx, c.Go, append(args, c.Package)...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := run(cmd)
+	_, stderr, err := compiled(ctx, cmd, c.Package)
+	return stderr, err
+}
+
+// compiled runs cmd, a compile of pkg, and returns what it printed on
+// stdout and stderr: a failure is a *BuildError with its stderr, and a
+// done ctx is ctx's error.
+func compiled(ctx context.Context, cmd *exec.Cmd, pkg string) (stdout, stderr []byte, err error) {
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = run(cmd)
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, &BuildError{Package: c.Package, Output: stderr.String()}
+		return nil, nil, &BuildError{Package: pkg, Output: errOut.String()}
 	}
-	return stderr.Bytes(), nil
+	return out.Bytes(), errOut.Bytes(), nil
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -130,17 +129,8 @@ func (c *Compiler) Assembly(ctx context.Context, dir string, files map[string][]
 		}
 		args = append(args, f)
 	}
-	cmd := exec.CommandContext(ctx, c.compile, args...)
-	killGroupOnCancel(cmd)
+	cmd := command(ctx, c.compile, args...)
 	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := run(cmd)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if err != nil {
-		return nil, &BuildError{Package: c.importPath, Output: stderr.String()}
-	}
-	return stdout.Bytes(), nil
+	stdout, _, err := compiled(ctx, cmd, c.importPath)
+	return stdout, err
 }

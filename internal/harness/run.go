@@ -56,7 +56,6 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 			return nil, interrupted(ctx, err)
 		}
 	}
-	ran := missing
 	missing, dups := tce.apply(p, results, missing)
 	if len(missing) == 0 && prior != nil {
 		// Every mutant left was equivalent, or cached.
@@ -100,7 +99,7 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		results = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
 	} else if !cfg.Full {
 		var alive []int
-		for _, i := range ran {
+		for _, i := range missing { // all ran: nothing was compiled before
 			if results[i].Status != report.Killed {
 				alive = append(alive, i)
 			}

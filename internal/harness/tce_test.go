@@ -79,17 +79,24 @@ func TestLarger(t *testing.T) {
 	return dir
 }
 
-// Trivial compiler equivalence: a mutant whose compiled code is the
-// reference's is equivalent and does not run; one whose code is another
-// mutant's is its duplicate, with its verdict, and does not run; a mutant
-// of generic code is not judged, and runs. Without it, all of them run.
-func TestTCE_EquivalentsAndDuplicatesDoNotRun(t *testing.T) {
+// shelfMutants writes the module of shelfModule and returns its directory
+// and generated mutants.
+func shelfMutants(t *testing.T) (string, []*mutation.Mutant) {
+	t.Helper()
 	dir := shelfModule(t)
 	src, err := mutation.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := src.Generate()
+	return dir, src.Generate()
+}
+
+// Trivial compiler equivalence: a mutant whose compiled code is the
+// reference's is equivalent and does not run; one whose code is another
+// mutant's is its duplicate, with its verdict, and does not run; a mutant
+// of generic code is not judged, and runs. Without it, all of them run.
+func TestTCE_EquivalentsAndDuplicatesDoNotRun(t *testing.T) {
+	dir, ms := shelfMutants(t)
 	rep := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true})
 	byID := map[string]report.Mutant{}
 	for _, m := range rep.Mutants {
@@ -147,12 +154,7 @@ func TestNormalizeCode(t *testing.T) {
 // test killed, after their runs: the equivalent one among them is
 // equivalent all the same, and no killed mutant is compiled.
 func TestTCE_AfterTheRunOnlyTheMutantsNoTestKilled(t *testing.T) {
-	dir := shelfModule(t)
-	src, err := mutation.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := src.Generate()
+	dir, ms := shelfMutants(t)
 	rep := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true})
 	alive := 0
 	for _, m := range rep.Mutants {
@@ -171,12 +173,7 @@ func TestTCE_AfterTheRunOnlyTheMutantsNoTestKilled(t *testing.T) {
 // Past its budget, trivial compiler equivalence is left out of a run that
 // stops at the first failure, and kept in a full one.
 func TestTCE_PastItsBudgetOnlyInFullRuns(t *testing.T) {
-	dir := shelfModule(t)
-	src, err := mutation.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := src.Generate()
+	dir, ms := shelfMutants(t)
 	defer func(b time.Duration) { tceBudget = b }(tceBudget)
 	tceBudget = 0
 	early := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true})

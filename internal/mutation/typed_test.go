@@ -39,6 +39,16 @@ func Max[T int | float64](a, b T) T {
 }
 `
 
+// loadFile loads a package of one file, name with src.
+func loadFile(t *testing.T, name, src string) *Package {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return gen(t, dir)
+}
+
 func TestSwitch_TypedHelpers(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "old.go"), []byte(old), 0o644); err != nil {
@@ -131,15 +141,8 @@ func TestSwitch_TypedHelpers(t *testing.T) {
 // changes its i++ give a mutant that differs from the reference in that
 // one line, its comments kept.
 func TestApply_DiffsOnlyTheMutatedLines(t *testing.T) {
-	dir := t.TempDir()
 	src := "package dd\n\n//\tAn old-style doc comment, which gofmt rewrites.\n//\t\tLike this.\nfunc Sum(xs []int) int {\n\tn := 0\n\tfor i := 0; i < len(xs); i++ {\n\t\t// a comment inside the loop\n\t\tn += xs[i] // trailing\n\t}\n\treturn n\n}\n"
-	if err := os.WriteFile(filepath.Join(dir, "dd.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadFile(t, "dd.go", src)
 	var loop *Mutant
 	for _, m := range p.Generate() {
 		if m.Operator == "incdec" {
@@ -166,15 +169,8 @@ func TestApply_DiffsOnlyTheMutatedLines(t *testing.T) {
 // operator and parenthesizes one of its operands differs in the operator
 // too, so the whole fragment is spliced.
 func TestApply_NarrowsOnlyWhereTheRestIsEqual(t *testing.T) {
-	dir := t.TempDir()
 	src := "package dd\n\nfunc Bad(a, b, c bool) bool {\n\treturn a || b || c\n}\n"
-	if err := os.WriteFile(filepath.Join(dir, "dd.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadFile(t, "dd.go", src)
 	a, err := p.Apply(&Mutant{ID: "m", Target: "Bad", Kind: Expr, Find: "a || b || c", Replace: "(a || b) && c"})
 	if err != nil {
 		t.Fatal(err)

@@ -53,18 +53,35 @@ func readOnlyOpener(path string, out io.Writer) error {
 	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
 		return fmt.Errorf("make %s read-only: %w", dir, err)
 	}
-	ctx := lease.WaitWatch(context.Background())
-	s, err := lease.OpenContext(ctx, path)
+	s, waited, err := openStoppingAtAWait(path)
 	if err == nil {
 		s.Close()
 	}
 	o := outcomeOf(0, err)
-	select {
-	case <-lease.Waiting(ctx):
-		o.Waited = true
-	default:
-	}
+	o.Waited = waited
 	return json.NewEncoder(out).Encode(o)
+}
+
+// openStoppingAtAWait opens path with a context that ends as soon as Open
+// waits for a lock, and says whether it waited: an Open that must not wait
+// is caught at its first wait, not after the busy timeout.
+func openStoppingAtAWait(path string) (s *lease.Store, waited bool, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watched := lease.WaitWatch(ctx)
+	stopped := make(chan bool, 1)
+	go func() {
+		select {
+		case <-lease.Waiting(watched):
+			cancel()
+			stopped <- true
+		case <-ctx.Done():
+			stopped <- false
+		}
+	}()
+	s, err = lease.OpenContext(watched, path)
+	cancel()
+	return s, <-stopped, err
 }
 
 // An error that is not SQLITE_BUSY is not waited out: Open on a read-only

@@ -75,10 +75,13 @@ func TestOpen_RejectsFileThatIsNotSQLite(t *testing.T) {
 	if err := os.WriteFile(path, content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := lease.Open(path)
+	s, waited, err := openStoppingAtAWait(path)
 	if err == nil {
 		s.Close()
 		t.Fatalf("Open(text file) error = nil, want an error")
+	}
+	if waited {
+		t.Fatalf("Open(text file) waited for a lock, error = %v; want it to fail at once", err)
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -56,8 +57,22 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 			return err
 		}
 		for _, name := range byTop[top] {
+			res, ref := alone, ref
+			if t := alone.Tests[name]; name != top && (died[name] || t != nil && t.Outcome == "") {
+				// A subtest running when the binary died may be a
+				// bystander of a sibling's crash: alone means without
+				// its siblings.
+				args := []string{runPath(name)}
+				if res, _, err = m.execMutant(ctx, args, m.limitOf([]string{top})); err != nil {
+					return err
+				}
+				v.TestSeconds += res.Wall
+				if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, m.limitOf([]string{top})); err != nil {
+					return err
+				}
+			}
 			switch {
-			case passedTest(ref, top) && failedIn(alone, name):
+			case passedTest(ref, top) && failedIn(res, name):
 				confirmed[name] = true
 			case died[name]:
 				bystanders = append(bystanders, name)
@@ -105,6 +120,16 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 func topLevel(name string) string {
 	top, _, _ := strings.Cut(name, "/")
 	return top
+}
+
+// runPath returns the -test.run flag that runs one test or subtest, and
+// none of its siblings: each level of the name matched whole.
+func runPath(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return "-test.run=" + strings.Join(parts, "/")
 }
 
 // failedIn reports whether test name failed in res, or was running when

@@ -270,14 +270,47 @@ func TestConfirm_AFailureThatNeedsTheTestsBeforeItKillsInItsGrouping(t *testing.
 	}
 }
 
-// A run stopped at its limit after a test failed is a timeout whose
-// failing tests are partial, and no prediction is graded against it.
-func TestConfirm_AFailureThenAHangIsAPartialTimeout(t *testing.T) {
-	hang := `{"Action":"run","Test":"TestMax"}
+// hang is a run stopped at its limit after TestMax failed, while
+// TestDouble ran.
+const hang = `{"Action":"run","Test":"TestMax"}
 {"Action":"fail","Test":"TestMax"}
 {"Action":"run","Test":"TestDouble"}
 TIMEOUT
 `
+
+// In a run of every test stopped at its limit after a test failed, each
+// test that had not finished runs alone: one that is stopped again hangs,
+// one that passes was held up, and the failing set is whole, whatever
+// failed before the limit came.
+func TestConfirm_AFailureThenAHangIsSettledTestByTest(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m" && len(args) == 0:
+			return hang, true
+		case active == "m" && slices.Equal(args, []string{alone("TestDouble")}):
+			return `{"Action":"run","Test":"TestDouble"}` + "\nTIMEOUT\n", true
+		case active == "m" && slices.Equal(args, []string{alone("TestSize")}):
+			return suiteRun(), true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Timeout || m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
+		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want a whole timeout, TestMax failed, TestDouble hung", m.Status, m.Partial, m.FailedTests, m.Running)
+	}
+	if want := "run alone, TestDouble did not finish within its own limit"; !strings.HasSuffix(m.Reason, want) {
+		t.Errorf("reason = %q, want it to end %q", m.Reason, want)
+	}
+	err := predict.Comparable(rep)
+	if err == nil || !strings.Contains(err.Error(), "mutants that timed out, do not compile or have flaky tests: m (timeout)") {
+		t.Fatalf("predict.Comparable() = %v, want it to refuse the timeout of m", err)
+	}
+}
+
+// A run of every test that was only slower than its limit, each test
+// finishing alone, is a kill by the tests that fail.
+func TestConfirm_ARunSlowerThanItsLimitIsKilledByItsFailingTests(t *testing.T) {
 	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
 		if active == "m" && len(args) == 0 {
 			return hang, true
@@ -285,6 +318,27 @@ TIMEOUT
 		return "", false
 	}}
 	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Killed || m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || len(m.Running) != 0 {
+		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want killed by TestMax, nothing hung", m.Status, m.Partial, m.FailedTests, m.Running)
+	}
+}
+
+// An early-kill run stopped at its limit after a test failed is a timeout
+// whose failing tests are partial, and no prediction is graded against it.
+func TestConfirm_AFailureThenAHangInAnEarlyKillRunIsAPartialTimeout(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	r := &canned{
+		events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
+		reach:  map[string][]string{"TestMax": {"m"}, "TestDouble": {"m"}},
+		respond: func(active string, args []string, n int) (string, bool) {
+			if active == "m" && slices.Contains(args, "-test.failfast") {
+				return hang, true
+			}
+			return "", false
+		},
+	}
+	rep := runCanned(t, r, gen)
 	m := rep.Mutants[0]
 	if m.Status != report.Timeout || !m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
 		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want a partial timeout, TestMax failed, TestDouble running", m.Status, m.Partial, m.FailedTests, m.Running)
@@ -351,6 +405,40 @@ func TestConfirm_BystandersOfACrashAreNoKillers(t *testing.T) {
 	}
 	if !strings.Contains(m.Failures[0].Message, "integer divide by zero") {
 		t.Errorf("TestMax's message = %q, want its panic", m.Failures[0].Message)
+	}
+}
+
+// A subtest running when a sibling's panic brought the binary down is
+// confirmed without its siblings: run alone with them, it would be caught
+// running again whenever their panic came first.
+func TestConfirm_ASubtestRunningAtASiblingsPanicRunsWithoutItsSiblings(t *testing.T) {
+	const died = `{"Action":"run","Test":"TestMax"}
+{"Action":"run","Test":"TestMax/Small"}
+{"Action":"run","Test":"TestMax/Large"}
+{"Action":"output","Test":"TestMax/Small","Output":"panic: boom\n"}
+{"Action":"fail","Test":"TestMax/Small"}
+`
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m" && (len(args) == 0 || slices.Equal(args, []string{alone("TestMax")})):
+			return died, true
+		case slices.Equal(args, []string{"-test.run=^TestMax$/^Large$"}):
+			return `{"Action":"run","Test":"TestMax"}
+{"Action":"run","Test":"TestMax/Large"}
+{"Action":"pass","Test":"TestMax/Large"}
+{"Action":"pass","Test":"TestMax"}
+{"Action":"pass"}
+`, true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestMax", "TestMax/Small"}) || len(m.FlakyTests) != 0 {
+		t.Fatalf("mutant = %s, failed %v, flaky %v; want killed by TestMax and TestMax/Small, TestMax/Large a bystander", m.Status, m.FailedTests, m.FlakyTests)
+	}
+	if got := r.seen["m -test.run=^TestMax$/^Large$"]; got != 1 {
+		t.Errorf("%d runs of TestMax/Large alone under the mutant, want 1 (runs: %v)", got, r.seen)
 	}
 }
 

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -173,10 +174,14 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 		if v.Status != report.Survived {
 			group = phase
 			v.FirstFailureOnly = m.fast && v.Status == report.Killed
-			if !m.fast && v.Status == report.Killed {
-				if err := m.complete(ctx, &v, res, phase); err != nil {
-					return v, false, err
-				}
+			switch {
+			case !m.fast && v.Status == report.Killed:
+				err = m.complete(ctx, &v, res, phase)
+			case !m.fast && v.Partial:
+				err = m.settle(ctx, &v, res, phase, limit)
+			}
+			if err != nil {
+				return v, false, err
 			}
 			break
 		}
@@ -246,6 +251,52 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 		res, expected = next, missing
 	}
 	sortFailures(v)
+	return nil
+}
+
+// settle gives, after a run of every test stopped at its limit (res) when
+// some had failed, each test that had not reported a verdict of its own:
+// run alone within its own limit, a test that fails joins v's failures (to
+// be confirmed like the others), one stopped again hangs (v.Running), one
+// that passes was only held up. Which tests fail before the limit depends
+// on how fast the others ran, and so on the machine's load; what each test
+// does alone does not. The failing set is then whole: v stays a timeout if
+// a test hangs alone, and is killed if none does (the run as a whole was
+// only slower than its limit).
+func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, limit time.Duration) error {
+	var hung []string
+	for _, top := range expected {
+		if t := res.Tests[top]; t != nil && t.Outcome != "" {
+			continue
+		}
+		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitOf([]string{top}))
+		if err != nil {
+			return err
+		}
+		v.TestSeconds += alone.Wall
+		if alone.TimedOut {
+			hung = append(hung, top)
+			continue
+		}
+		for _, name := range alone.Failed() {
+			v.AddFailure(name, alone.Message(name))
+		}
+		for _, name := range alone.Unfinished() {
+			v.AddFailure(name, fmt.Sprintf("the test binary %s while this test ran", alone.Ended()))
+		}
+	}
+	v.Running, v.Partial = hung, false
+	sortFailures(v)
+	if len(hung) == 0 {
+		v.Status = report.Killed
+		v.Reason = ""
+		return nil
+	}
+	own := "its own limit"
+	if len(hung) > 1 {
+		own = "their own limits"
+	}
+	v.Reason = fmt.Sprintf("stopped at the limit of %s; run alone, %s did not finish within %s", limit.Round(time.Millisecond), strings.Join(hung, ", "), own)
 	return nil
 }
 

@@ -111,8 +111,11 @@ failed after every test passed: detected, but by no test`,
 		status: Timeout, detected: true, scored: true, exit: ExitTimeout, always: true,
 		help: `the binary was still running at the limit and was stopped
 (10x the baseline's test run plus 5s, or -timeout; for an
-early-kill run, 10x the baseline time of its tests plus 5s); the
-tests that failed before it are partial`,
+early-kill run, 10x the baseline time of its tests plus 5s). If
+tests had failed, in a run of every test each test that had not
+finished runs alone: those that fail join the failing set, those
+stopped again are named as hanging (all passing: killed); in an
+early-kill run the failing tests are partial`,
 		matrix: func(m Mutant) string {
 			if m.Partial {
 				return m.Reason + ": the mutant probably hangs; the tests above failed before it was stopped, others might have"

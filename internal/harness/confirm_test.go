@@ -308,6 +308,33 @@ func TestConfirm_AFailureThenAHangIsSettledTestByTest(t *testing.T) {
 	}
 }
 
+// A mutant that hangs many tests alone hangs most of the suite: after
+// settleHangs of them, the others are not tried, and the set is partial.
+func TestConfirm_SettlingStopsAfterEnoughHangs(t *testing.T) {
+	defer func(n int) { settleHangs = n }(settleHangs)
+	settleHangs = 1
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
+		switch {
+		case active == "m" && len(args) == 0:
+			return hang, true
+		case active == "m" && slices.Equal(args, []string{alone("TestDouble")}):
+			return `{"Action":"run","Test":"TestDouble"}` + "\nTIMEOUT\n", true
+		}
+		return "", false
+	}}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Timeout || !m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
+		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want a partial timeout, TestMax failed, TestDouble hung", m.Status, m.Partial, m.FailedTests, m.Running)
+	}
+	if want := "run alone, TestDouble did not finish within its own limit; 1 other test not tried alone"; !strings.HasSuffix(m.Reason, want) {
+		t.Errorf("reason = %q, want it to end %q", m.Reason, want)
+	}
+	if n := r.seen["m "+alone("TestSize")]; n != 0 {
+		t.Errorf("TestSize ran alone under the mutant %d times, want 0", n)
+	}
+}
+
 // A run of every test that was only slower than its limit, each test
 // finishing alone, is a kill by the tests that fail.
 func TestConfirm_ARunSlowerThanItsLimitIsKilledByItsFailingTests(t *testing.T) {

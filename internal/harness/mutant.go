@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // mutantRun is what the runs of one mutant need: which binary runs it, in
@@ -262,17 +263,23 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 // on how fast the others ran, and so on the machine's load; what each test
 // does alone does not. The failing set is then whole: v stays a timeout if
 // a test hangs alone, and is killed if none does (the run as a whole was
-// only slower than its limit).
+// only slower than its limit). A mutant that hangs settleHangs tests
+// alone hangs most of the suite: the tests after those are not tried, and
+// the set stays partial.
 func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, limit time.Duration) error {
-	var hung []string
+	var pending, hung []string
 	for _, top := range expected {
-		if t := res.Tests[top]; t != nil && t.Outcome != "" {
-			continue
+		if t := res.Tests[top]; t == nil || t.Outcome == "" {
+			pending = append(pending, top)
 		}
+	}
+	for len(pending) > 0 && len(hung) < settleHangs {
+		top := pending[0]
 		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitOf([]string{top}))
 		if err != nil {
 			return err
 		}
+		pending = pending[1:]
 		v.TestSeconds += alone.Wall
 		if alone.TimedOut {
 			hung = append(hung, top)
@@ -285,20 +292,24 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 			v.AddFailure(name, fmt.Sprintf("the test binary %s while this test ran", alone.Ended()))
 		}
 	}
-	v.Running, v.Partial = hung, false
+	reason := fmt.Sprintf("stopped at the limit of %s; run alone, %s did not finish within %s", limit.Round(time.Millisecond),
+		strings.Join(hung, ", "), text.Plural(len(hung), "its own limit", "their own limits"))
+	switch {
+	case len(pending) > 0:
+		v.Running = slices.Concat(hung, res.Unfinished())
+		v.Reason = fmt.Sprintf("%s; %s not tried alone", reason, text.Count(len(pending), "other test", "others"))
+	case len(hung) == 0:
+		v.Status, v.Reason, v.Running, v.Partial = report.Killed, "", nil, false
+	default:
+		v.Reason, v.Running, v.Partial = reason, hung, false
+	}
 	sortFailures(v)
-	if len(hung) == 0 {
-		v.Status = report.Killed
-		v.Reason = ""
-		return nil
-	}
-	own := "its own limit"
-	if len(hung) > 1 {
-		own = "their own limits"
-	}
-	v.Reason = fmt.Sprintf("stopped at the limit of %s; run alone, %s did not finish within %s", limit.Round(time.Millisecond), strings.Join(hung, ", "), own)
 	return nil
 }
+
+// settleHangs is how many tests hanging alone settle tries before it
+// stops (see settle); a variable for tests.
+var settleHangs = 8
 
 // sortFailures sorts v's failing tests, and their failures with them.
 func sortFailures(v *report.Mutant) {

@@ -69,6 +69,8 @@ func TestOpen_PathWithURICharacters(t *testing.T) {
 	wantState(t, openAt(t, path), lease.Job{ID: "job"})
 }
 
+// A file that is not a database is refused at once, with no wait for a
+// lock, and left as it was.
 func TestOpen_RejectsFileThatIsNotSQLite(t *testing.T) {
 	path := newPath(t)
 	content := bytes.Repeat([]byte("not a database\n"), 100)

@@ -87,13 +87,19 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 // r's failures and to r.Running.
 func addDied(r *report.Mutant, res *gotest.Result, running []string) {
 	for _, name := range running {
-		msg := fmt.Sprintf("the test binary %s while this test ran", res.Ended())
-		if own := res.Message(name); own != "" {
-			msg = own + "\n" + msg
-		}
-		r.AddFailure(name, msg)
+		r.AddFailure(name, diedMessage(res, name))
 		r.Running = append(r.Running, name)
 	}
+}
+
+// diedMessage is the failure of test name, running when res's binary
+// ended: what it printed, and how the binary ended.
+func diedMessage(res *gotest.Result, name string) string {
+	msg := fmt.Sprintf("the test binary %s while this test ran", res.Ended())
+	if own := res.Message(name); own != "" {
+		msg = own + "\n" + msg
+	}
+	return msg
 }
 
 // skippedNow returns, sorted, the tests that skipped in res and passed in

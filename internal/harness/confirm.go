@@ -47,12 +47,13 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 		if m.b.refs.isFlaky(top) || m.flaky[top] {
 			continue
 		}
-		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitOf([]string{top}))
+		limit := m.limitOf([]string{top})
+		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), limit)
 		if err != nil {
 			return err
 		}
 		v.TestSeconds += alone.Wall
-		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args([]string{top}, false), m.limitOf([]string{top}))
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args([]string{top}, false), limit)
 		if err != nil {
 			return err
 		}
@@ -63,11 +64,11 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 				// bystander of a sibling's crash: alone means without
 				// its siblings.
 				args := []string{runPath(name)}
-				if res, _, err = m.execMutant(ctx, args, m.limitOf([]string{top})); err != nil {
+				if res, _, err = m.execMutant(ctx, args, limit); err != nil {
 					return err
 				}
 				v.TestSeconds += res.Wall
-				if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, m.limitOf([]string{top})); err != nil {
+				if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, limit); err != nil {
 					return err
 				}
 			}

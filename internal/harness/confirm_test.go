@@ -34,6 +34,27 @@ func suiteRun(failing ...string) string {
 // alone is the flag of a run of one top-level test.
 func alone(test string) string { return runOnly([]string{test}) }
 
+// underMutant answers the runs of mutant m: the whole suite with whole,
+// and a run with one flag (such as alone's) with byFlag's events for it;
+// the other runs are left to the canned events.
+func underMutant(whole string, byFlag map[string]string) func(string, []string, int) (string, bool) {
+	return func(active string, args []string, n int) (string, bool) {
+		if active != "m" {
+			return "", false
+		}
+		if len(args) == 0 {
+			return whole, true
+		}
+		events, ok := byFlag[args[0]]
+		return events, ok && len(args) == 1
+	}
+}
+
+// hangsAlone is a run of test stopped at its limit.
+func hangsAlone(test string) string {
+	return `{"Action":"run","Test":"` + test + `"}` + "\nTIMEOUT\n"
+}
+
 var flipped = &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}
 
 // runCanned runs ms with r on the module of writeModule.
@@ -283,17 +304,8 @@ TIMEOUT
 // one that passes was held up, and the failing set is whole, whatever
 // failed before the limit came.
 func TestConfirm_AFailureThenAHangIsSettledTestByTest(t *testing.T) {
-	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
-		switch {
-		case active == "m" && len(args) == 0:
-			return hang, true
-		case active == "m" && slices.Equal(args, []string{alone("TestDouble")}):
-			return `{"Action":"run","Test":"TestDouble"}` + "\nTIMEOUT\n", true
-		case active == "m" && slices.Equal(args, []string{alone("TestSize")}):
-			return suiteRun(), true
-		}
-		return "", false
-	}}
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
+		respond: underMutant(hang, map[string]string{alone("TestDouble"): hangsAlone("TestDouble"), alone("TestSize"): suiteRun()})}
 	rep := runCanned(t, r, flipped)
 	m := rep.Mutants[0]
 	if m.Status != report.Timeout || m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
@@ -313,15 +325,8 @@ func TestConfirm_AFailureThenAHangIsSettledTestByTest(t *testing.T) {
 func TestConfirm_SettlingStopsAfterEnoughHangs(t *testing.T) {
 	defer func(n int) { settleHangs = n }(settleHangs)
 	settleHangs = 1
-	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
-		switch {
-		case active == "m" && len(args) == 0:
-			return hang, true
-		case active == "m" && slices.Equal(args, []string{alone("TestDouble")}):
-			return `{"Action":"run","Test":"TestDouble"}` + "\nTIMEOUT\n", true
-		}
-		return "", false
-	}}
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
+		respond: underMutant(hang, map[string]string{alone("TestDouble"): hangsAlone("TestDouble")})}
 	rep := runCanned(t, r, flipped)
 	m := rep.Mutants[0]
 	if m.Status != report.Timeout || !m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
@@ -338,12 +343,7 @@ func TestConfirm_SettlingStopsAfterEnoughHangs(t *testing.T) {
 // A run of every test that was only slower than its limit, each test
 // finishing alone, is a kill by the tests that fail.
 func TestConfirm_ARunSlowerThanItsLimitIsKilledByItsFailingTests(t *testing.T) {
-	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: func(active string, args []string, n int) (string, bool) {
-		if active == "m" && len(args) == 0 {
-			return hang, true
-		}
-		return "", false
-	}}
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}, respond: underMutant(hang, nil)}
 	rep := runCanned(t, r, flipped)
 	m := rep.Mutants[0]
 	if m.Status != report.Killed || m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || len(m.Running) != 0 {
@@ -416,15 +416,8 @@ const crash = `{"Action":"run","Test":"TestMax"}
 // under the mutant kills it; the others were bystanders, and are neither
 // killers nor flaky.
 func TestConfirm_BystandersOfACrashAreNoKillers(t *testing.T) {
-	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
-		switch {
-		case active == "m" && len(args) == 0:
-			return crash, true
-		case active == "m" && slices.Equal(args, []string{alone("TestMax")}):
-			return `{"Action":"run","Test":"TestMax"}` + "\n", true
-		}
-		return "", false
-	}}
+	r := &canned{events: map[string]string{"": suiteRun()},
+		respond: underMutant(crash, map[string]string{alone("TestMax"): `{"Action":"run","Test":"TestMax"}` + "\n"})}
 	rep := runCanned(t, r, flipped)
 	m := rep.Mutants[0]
 	if m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestMax"}) || len(m.FlakyTests) != 0 {
@@ -472,12 +465,7 @@ func TestConfirm_ASubtestRunningAtASiblingsPanicRunsWithoutItsSiblings(t *testin
 // A binary that dies again and again while tests run, none of which dies
 // alone, crashed: detected, but by no test.
 func TestConfirm_ACrashNoTestCausesAloneIsCrashed(t *testing.T) {
-	r := &canned{events: map[string]string{"": suiteRun()}, respond: func(active string, args []string, n int) (string, bool) {
-		if active == "m" && len(args) == 0 {
-			return crash, true
-		}
-		return "", false
-	}}
+	r := &canned{events: map[string]string{"": suiteRun()}, respond: underMutant(crash, nil)}
 	rep := runCanned(t, r, flipped)
 	m := rep.Mutants[0]
 	if m.Status != report.Crashed || len(m.FailedTests) != 0 || len(m.FlakyTests) != 0 {

@@ -289,7 +289,7 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 			v.AddFailure(name, alone.Message(name))
 		}
 		for _, name := range alone.Unfinished() {
-			v.AddFailure(name, fmt.Sprintf("the test binary %s while this test ran", alone.Ended()))
+			v.AddFailure(name, diedMessage(alone, name))
 		}
 	}
 	reason := fmt.Sprintf("stopped at the limit of %s; run alone, %s did not finish within %s", limit.Round(time.Millisecond),

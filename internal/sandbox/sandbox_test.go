@@ -121,7 +121,7 @@ func TestSandbox_WritesOnlyItsOwnDirectoriesAndAPrivateTmp(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(other, "f")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the other directory got the file: %v", err)
 	}
-	shared := fmt.Sprintf("/tmp/sandbox-test-%d", os.Getpid())
+	shared := filepath.Join(spec.Private[0], fmt.Sprintf("sandbox-test-%d", os.Getpid())) // the host's temporary directory, private in a run
 	defer os.Remove(shared)
 	if out, _ := run(t, spec, "write", shared); out != "<nil>" {
 		t.Errorf("writing /tmp: %s, want <nil> (a private /tmp)", out)

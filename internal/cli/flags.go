@@ -186,7 +186,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 // its mutants to the end.
 func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
 	fs.IntVar(&rf.jobs, "j", runtime.NumCPU(), "run `n` mutants at the same time")
-	fs.DurationVar(&rf.timeout, "timeout", 0, fmt.Sprintf("limit for one mutant's test run (default: %d× the baseline's test run, plus %s)", harness.TimeoutFactor, harness.TimeoutSlack))
+	fs.DurationVar(&rf.timeout, "timeout", 0, fmt.Sprintf("limit for one mutant's test run, the only one when set (default: %d× the baseline's test run, plus %s, and on Linux a limit of CPU time: see help statuses)", harness.TimeoutFactor, harness.TimeoutSlack))
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
 	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")

@@ -21,6 +21,9 @@ import (
 // the pipe open, and its lines are not waited for longer than this.
 const drainGrace = 2 * time.Second
 
+// cpuPoll is how often a binary's CPU time is read, under a CPU limit.
+const cpuPoll = 50 * time.Millisecond
+
 // Test2JSON returns the path of the go command's test2json program,
 // building it if the toolchain does not ship it built.
 func Test2JSON(ctx context.Context, goCmd string) (string, error) {
@@ -55,6 +58,11 @@ type Exec struct {
 	Args       []string      // extra flags, such as -test.run=^TestX$
 	Env        []string      // extra environment variables, KEY=VALUE
 	Timeout    time.Duration // kill the binary after this long; 0 for no limit
+	// CPULimit, if set, kills the binary once it, with the processes it
+	// has waited for, has used this much CPU time (Result.OverCPU); on
+	// Linux only, elsewhere it is ignored. Unlike Timeout, a machine's
+	// load does not bring a run nearer to it.
+	CPULimit time.Duration
 	// OnEvent, if set, is called with each event as it arrives, from one
 	// goroutine.
 	OnEvent func(Event)
@@ -142,8 +150,9 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 
 	copied := make(chan struct{})
+	first := &firstRun{r: outR, meter: cpuMeter{pid: bin.Process.Pid, inner: box != nil}}
 	go func() {
-		io.Copy(convIn, outR)
+		io.Copy(convIn, first)
 		convIn.Close()
 		close(copied)
 	}()
@@ -179,12 +188,30 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 		defer t.Stop()
 		deadline = t.C
 	}
-	timedOut := false
-	select {
-	case <-exited:
-	case <-deadline:
-		timedOut = true
-	case <-ctx.Done():
+	var tick <-chan time.Time
+	if e.CPULimit > 0 && cpuMetered {
+		t := time.NewTicker(cpuPoll)
+		defer t.Stop()
+		tick = t.C
+	}
+	meter := cpuMeter{pid: bin.Process.Pid, inner: box != nil}
+	timedOut, overCPU := false, false
+watch:
+	for {
+		select {
+		case <-exited:
+			break watch
+		case <-deadline:
+			timedOut = true
+			break watch
+		case <-ctx.Done():
+			break watch
+		case <-tick:
+			if used, ok := meter.used(); ok && used > e.CPULimit {
+				timedOut, overCPU = true, true
+				break watch
+			}
+		}
 	}
 	// Kill what is left of the group, on Linux while the binary's pid is
 	// still taken (it has exited, but it is not reaped yet): nothing it
@@ -219,7 +246,11 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("test2json: %v: %s", convWaitErr, strings.TrimSpace(convErr.String()))
 	}
 	res := p.result()
-	res.Wall, res.TimedOut = wall.Seconds(), timedOut
+	res.Wall, res.TimedOut, res.OverCPU = wall.Seconds(), timedOut, overCPU
+	res.StartCPU = first.cpu.Seconds()
+	if bin.ProcessState != nil {
+		res.CPU = (bin.ProcessState.UserTime() + bin.ProcessState.SystemTime()).Seconds()
+	}
 	res.Idle = max(wall-time.Duration(lastEvent.Load()), 0).Seconds()
 	res.ExitCode, res.Signal = exitStatus(waitErr)
 	if box != nil {
@@ -242,6 +273,24 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 		os.Remove(e.Finished)
 	}
 	return res, nil
+}
+
+// firstRun reads a test binary's output, and the binary's CPU time when
+// its first test starts (its first "=== RUN" line), on Linux.
+type firstRun struct {
+	r     io.Reader
+	meter cpuMeter
+	seen  bool
+	cpu   time.Duration
+}
+
+func (f *firstRun) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if !f.seen && cpuMetered && bytes.Contains(p[:n], []byte("=== RUN")) {
+		f.seen = true
+		f.cpu, _ = f.meter.used()
+	}
+	return n, err
 }
 
 // exitStatus returns the exit code of a process that Wait returned err

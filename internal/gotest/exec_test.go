@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/proctest"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 // writeModule writes a one-package module with the given test file.
@@ -61,8 +62,14 @@ func TestTwo(t *testing.T) {
 	})
 }
 
-// TestNap sleeps 30ms.
-func TestNap(t *testing.T) { time.Sleep(30 * time.Millisecond) }
+// TestNap sleeps 30ms, or $NAP.
+func TestNap(t *testing.T) {
+	nap, err := time.ParseDuration(os.Getenv("NAP"))
+	if err != nil {
+		nap = 30 * time.Millisecond
+	}
+	time.Sleep(nap)
+}
 
 // TestHang starts a child in its process group, whose pid goes to
 // $PID_FILE.child, records its own pid in $PID_FILE, then hangs unless
@@ -79,6 +86,12 @@ func TestHang(t *testing.T) {
 	}
 }
 
+// TestSpin spins until it is stopped.
+func TestSpin(t *testing.T) {
+	for n := 0; ; n++ {
+	}
+}
+
 // TestLeaves starts a child that ignores SIGTERM, in a session of its own,
 // records its pid in $PID_FILE and passes.
 func TestLeaves(t *testing.T) {
@@ -88,6 +101,13 @@ func TestLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+}
+
+func init() {
+	if os.Getenv("SPIN_AT_INIT") != "" {
+		for start := time.Now(); time.Since(start) < 300*time.Millisecond; {
+		}
+	}
 }
 `
 
@@ -258,6 +278,86 @@ func TestExec_KillsTheProcessGroupAfterANormalExit(t *testing.T) {
 	if pid := readPid(t, pidFile+".child"); !proctest.Gone(pid, 10*time.Second) {
 		t.Errorf("child %d of the passing binary is still running", pid)
 	}
+}
+
+// A binary past its CPU limit is stopped, in a sandbox too (where the
+// process started is the sandbox's init, which waits): a loop that never
+// ends is told from a slow run by the time it spends on a CPU, which a
+// machine's load does not stretch.
+func TestExec_CPULimitStopsABinaryThatSpins(t *testing.T) {
+	if !cpuMetered {
+		t.Skip("a running binary's CPU time is read on Linux only")
+	}
+	for _, isolated := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Direct", true: "Isolated"}[isolated], func(t *testing.T) {
+			e := built(t, "TestSpin")
+			if isolated {
+				e.Isolate = fixtureSandbox(t, e)
+			}
+			e.CPULimit, e.Timeout = 300*time.Millisecond, time.Minute
+			res, err := e.Run(t.Context())
+			if err != nil {
+				t.Fatalf("Run() error = %v", err)
+			}
+			if !res.TimedOut || !res.OverCPU || res.Signal != "killed" {
+				t.Fatalf("TimedOut, OverCPU, Signal = %v, %v, %q; want true, true, killed", res.TimedOut, res.OverCPU, res.Signal)
+			}
+			if got := strings.Join(res.Unfinished(), ","); got != "TestSpin" {
+				t.Errorf("Unfinished() = %s, want TestSpin", got)
+			}
+			if res.CPU < 0.3 {
+				t.Errorf("CPU = %.3fs, want at least the limit, 0.3s", res.CPU)
+			}
+		})
+	}
+}
+
+// The CPU time a binary used before its first test (its start, init,
+// TestMain) is recorded, for the CPU limits of runs of a few tests.
+func TestExec_RecordsTheCPUTimeBeforeTheFirstTest(t *testing.T) {
+	if !cpuMetered {
+		t.Skip("a running binary's CPU time is read on Linux only")
+	}
+	e := built(t, "TestNap")
+	e.Env = []string{"SPIN_AT_INIT=1", "NAP=1s"}
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	// The init spins 300ms of wall time, on a CPU when the machine is
+	// quiet, less of it on a loaded one.
+	if !res.Passed || res.StartCPU <= 0 || res.StartCPU > res.CPU {
+		t.Fatalf("Run() passed %v, StartCPU %.3fs, CPU %.3fs; want a pass, with CPU time before the first test, and no more than in all", res.Passed, res.StartCPU, res.CPU)
+	}
+}
+
+// A binary that waits uses no CPU time: only the deadline stops it.
+func TestExec_CPULimitLeavesABinaryThatWaits(t *testing.T) {
+	if !cpuMetered {
+		t.Skip("a running binary's CPU time is read on Linux only")
+	}
+	e := built(t, "TestHang")
+	e.Env = []string{"PID_FILE=" + filepath.Join(t.TempDir(), "pid")}
+	e.CPULimit, e.Timeout = 500*time.Millisecond, 3*time.Second
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.TimedOut || res.OverCPU {
+		t.Fatalf("TimedOut, OverCPU = %v, %v (CPU %.3fs); want the deadline, not the CPU limit", res.TimedOut, res.OverCPU, res.CPU)
+	}
+}
+
+// fixtureSandbox returns the sandbox of a run of the fixture's binary, or
+// skips the test where there is none.
+func fixtureSandbox(t *testing.T, e Exec) *sandbox.Spec {
+	t.Helper()
+	if ok, why := sandbox.Available(); !ok {
+		t.Skipf("no sandbox here: %s", why)
+	}
+	spec := sandbox.Default(t.TempDir())
+	spec.ReadOnly = []string{filepath.Dir(e.Binary), e.Dir}
+	return &spec
 }
 
 func TestExec_CancelledContext(t *testing.T) {

@@ -80,13 +80,7 @@ func children(pid int) []child {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and ')'.
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		fields := procStat(p)
 		if len(fields) < 3 {
 			continue
 		}

@@ -100,7 +100,16 @@ type Result struct {
 	Signal   string  // the signal that ended it, if any
 	Wall     float64 // seconds from start to exit, as measured here
 	Idle     float64 // seconds from its last event (or its start) to its end
-	TimedOut bool    // the harness's deadline fired and killed it
+	TimedOut bool    // the harness's deadline, or CPU limit, fired and killed it
+	OverCPU  bool    // it was the CPU limit (Exec.CPULimit)
+	// CPU is the CPU time, in seconds, of the binary and of the processes
+	// it waited for (of the sandbox's init, which waits for the binary,
+	// when isolated).
+	CPU float64
+	// StartCPU is the CPU time, in seconds, the binary had used when its
+	// first test started (Linux only): its start, its package's init,
+	// TestMain's set-up.
+	StartCPU float64
 }
 
 // Ended says how the binary ended: "exited with status N" or "was killed

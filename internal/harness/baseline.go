@@ -234,7 +234,7 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 		}
 	}
 	run := func(dir string) (*gotest.Result, error) {
-		res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, dir), nil, nil, baselineTimeout(cfg), count)
+		res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, dir), nil, nil, limits{wall: baselineTimeout(cfg)}, count)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}

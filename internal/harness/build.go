@@ -113,7 +113,7 @@ func (p *prepared) keptPath(files map[string][]byte) string {
 // and the coverage file's directory are all it can write, the bin
 // directory is read-only, /tmp and /dev/shm are its own, and its end is
 // the end of everything it started.
-func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, args []string, limit time.Duration, onEvent func(gotest.Event)) (*gotest.Result, error) {
+func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
 	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, a
 	}
 	e := gotest.Exec{
 		Test2JSON: p.test2json, Binary: link, Dir: sb.pkg, ImportPath: p.tester.ImportPath,
-		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: limit, OnEvent: onEvent,
+		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: lim.wall, CPULimit: lim.cpu, OnEvent: onEvent,
 		Finished: filepath.Join(sb.root, "finished.prof"),
 	}
 	if p.isolated {
@@ -229,7 +229,7 @@ func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[str
 
 // runInactive runs the switched binary with no mutant active.
 func runInactive(ctx context.Context, cfg config, p *prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
-	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, nil, limit, nil)
+	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, nil, limits{wall: limit}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
 	}

@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/report"
@@ -25,7 +24,7 @@ import (
 // reports every test passed but did not finish crashed. A run whose events
 // cannot be the testing package's (see gotest.Result.Forged) crashed too:
 // it is never a kill by a test that passed, nor a survival.
-func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expected []string, limit time.Duration) {
+func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expected []string, lim limits) {
 	failed, running := res.Failed(), res.Unfinished()
 	switch {
 	case res.Forged != "":
@@ -33,7 +32,7 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 		r.Reason = "the test binary printed a report that the testing package cannot have written (" + res.Forged + "): the code under test wrote test framing"
 	case res.TimedOut:
 		r.Status, r.Running = report.Timeout, running
-		r.Reason = fmt.Sprintf("stopped at the limit of %s", limit.Round(time.Millisecond))
+		r.Reason = lim.stopped(res)
 		if len(running) > 0 {
 			r.Reason += " while " + strings.Join(running, ", ") + " ran"
 		}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -63,12 +64,14 @@ func TestClassify_EvidenceRule(t *testing.T) {
 			true, report.Timeout, nil, "stopped at the limit of 5s while TestB ran", ""},
 		{"AFailureBeforeAHangIsAPartialTimeout", events(t, -1, "killed", ev("run", "TestA", ""), ev("fail", "TestA", ""), ev("run", "TestB", "")),
 			true, report.Timeout, []string{"TestA"}, "stopped at the limit of 5s while TestB ran", ""},
+		{"SpinningIsATimeoutAtTheCPULimit", overCPU(events(t, -1, "killed", append(passA, ev("run", "TestB", ""))...)),
+			true, report.Timeout, nil, "stopped at the limit of 1.5s of CPU time while TestB ran", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.res.TimedOut = tc.timedOut
 			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
-			classify(&r, tc.res, nil, expected, 5*time.Second)
+			classify(&r, tc.res, nil, expected, limits{wall: 5 * time.Second, cpu: 1500 * time.Millisecond})
 			if r.Status != tc.status || !slices.Equal(r.FailedTests, append([]string{}, tc.failed...)) || r.Reason != tc.reason {
 				t.Fatalf("classify() = %s %v %q; want %s %v %q", r.Status, r.FailedTests, r.Reason, tc.status, tc.failed, tc.reason)
 			}
@@ -87,6 +90,12 @@ func TestClassify_EvidenceRule(t *testing.T) {
 
 // An early-kill run of some tests is stopped at TimeoutFactor times their
 // baseline time plus the slack, never later than the whole suite's limit.
+// overCPU returns res, stopped at its CPU limit.
+func overCPU(res *gotest.Result) *gotest.Result {
+	res.OverCPU = true
+	return res
+}
+
 func TestLimitOf_TheTestsOwnShareOfTheLimit(t *testing.T) {
 	durations := map[string]float64{"TestFast": 0.01, "TestSlow": 2}
 	limit := 45 * time.Second
@@ -101,6 +110,18 @@ func TestLimitOf_TheTestsOwnShareOfTheLimit(t *testing.T) {
 		if got := limitOf(tc.tests, durations, limit); got != tc.want {
 			t.Errorf("limitOf(%v) = %v, want %v", tc.tests, got, tc.want)
 		}
+	}
+}
+
+// A run's CPU limit is ten times its tests' baseline time on every CPU
+// and the binary's own start, plus a second.
+func TestCPULimit_TenTimesTheTestsOnEveryCPUAndTheStartPlusASecond(t *testing.T) {
+	cpus := time.Duration(runtime.NumCPU())
+	if got, want := cpuLimit(20*time.Millisecond, 40*time.Millisecond), 10*(20*time.Millisecond*cpus+40*time.Millisecond)+time.Second; got != want {
+		t.Errorf("cpuLimit(20ms, start 40ms) = %v, want %v", got, want)
+	}
+	if got := cpuLimit(0, 0); got != CPUSlack {
+		t.Errorf("cpuLimit(0, 0) = %v, want CPUSlack, %v", got, CPUSlack)
 	}
 }
 
@@ -148,7 +169,7 @@ func TestClassify_ForgeriesAndSkips(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.res.Finished = tc.finished
 			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
-			classify(&r, tc.res, base, expected, 5*time.Second)
+			classify(&r, tc.res, base, expected, limits{wall: 5 * time.Second})
 			if r.Status != tc.status || r.Reason != tc.reason || !slices.Equal(r.SkippedTests, tc.skipped) || len(r.FailedTests) != 0 {
 				t.Fatalf("classify() = %s %q, skipped %v, failed %v; want %s %q, skipped %v, none failed", r.Status, r.Reason, r.SkippedTests, r.FailedTests, tc.status, tc.reason, tc.skipped)
 			}

@@ -47,13 +47,13 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 		if m.b.refs.isFlaky(top) || m.flaky[top] {
 			continue
 		}
-		limit := m.limitOf([]string{top})
-		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), limit)
+		lim := m.limitsOf([]string{top})
+		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), lim)
 		if err != nil {
 			return err
 		}
 		v.TestSeconds += alone.Wall
-		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args([]string{top}, false), limit)
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args([]string{top}, false), lim.wall)
 		if err != nil {
 			return err
 		}
@@ -64,11 +64,11 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 				// bystander of a sibling's crash: alone means without
 				// its siblings.
 				args := []string{runPath(name)}
-				if res, _, err = m.execMutant(ctx, args, limit); err != nil {
+				if res, _, err = m.execMutant(ctx, args, lim); err != nil {
 					return err
 				}
 				v.TestSeconds += res.Wall
-				if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, limit); err != nil {
+				if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, lim.wall); err != nil {
 					return err
 				}
 			}
@@ -83,12 +83,13 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 		}
 	}
 	if (len(again) > 0 || len(bystanders) > 0 && len(confirmed) == 0) && len(group) > 1 {
-		res, _, err := m.execMutant(ctx, m.args(group, false), m.limitOf(group))
+		lim := m.limitsOf(group)
+		res, _, err := m.execMutant(ctx, m.args(group, false), lim)
 		if err != nil {
 			return err
 		}
 		v.TestSeconds += res.Wall
-		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args(group, false), m.limitOf(group))
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args(group, false), lim.wall)
 		if err != nil {
 			return err
 		}
@@ -220,12 +221,12 @@ func (rs *references) run(ctx context.Context, bin string, env, args []string, l
 		r = &refRun{done: make(chan struct{})}
 		rs.runs[key] = r
 		rs.mu.Unlock()
-		r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limit, nil)
+		r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: limit}, nil)
 		if r.err == nil && r.res.TimedOut {
 			// The reference passed these tests in the baseline: stopped
 			// at its limit, it was slowed down, not stuck. A run that
 			// says nothing cannot confirm or refute a failure.
-			r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, refRetryFactor*limit, nil)
+			r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: refRetryFactor * limit}, nil)
 		}
 		close(r.done)
 		return r.res, r.err

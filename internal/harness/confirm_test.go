@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
@@ -516,5 +517,82 @@ func TestConfirm_TheTestsACrashKeptFromRunningRunAfterIt(t *testing.T) {
 	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax", "TestSize"}}})
 	if m := rep.Mutants[0]; m.Partial || len(m.FlakyTests) != 0 {
 		t.Errorf("partial %v, flaky %v; want a whole set, nothing flaky", m.Partial, m.FlakyTests)
+	}
+}
+
+// cpuLimits returns the CPU limits of r's runs with active as the mutant.
+func (c *canned) cpuLimits(active string) []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var limits []time.Duration
+	for i, a := range c.runs {
+		if a == active {
+			limits = append(limits, c.limits[i])
+		}
+	}
+	return limits
+}
+
+// A mutant that spins is stopped once it has used ten times its tests'
+// baseline time on every CPU, plus a second, of CPU time (here a second:
+// the canned tests take no time), not at its wall limit: a loaded machine
+// stretches a run's wall time, not its CPU time. The reference's own run
+// of the same tests, which used none, confirms that the limit was not too
+// tight.
+func TestConfirm_ASpinningMutantStopsAtItsCPULimit(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	r := &canned{
+		events: map[string]string{"": suiteRun()},
+		reach:  map[string][]string{"TestMax": {"m"}},
+		cpu:    map[string]time.Duration{"m": time.Hour},
+	}
+	rep := runCanned(t, r, gen)
+	m := rep.Mutants[0]
+	if m.Status != report.Timeout || m.Reason != "stopped at the limit of 1s of CPU time while TestMax ran" {
+		t.Fatalf("mutant = %s %q; want a timeout at the CPU limit of 1s while TestMax ran", m.Status, m.Reason)
+	}
+	if got, want := r.cpuLimits("m"), []time.Duration{CPUSlack}; !slices.Equal(got, want) {
+		t.Errorf("CPU limits of the mutant's runs = %v, want %v (one run, not raised: the reference used none)", got, want)
+	}
+}
+
+// The baseline's durations do not show all of a run's CPU time (the
+// binary's start, a set-up done once by whichever test needs it first):
+// a run stopped at its CPU limit when the reference's run of the same
+// tests used more than a tenth of it runs again with ten times the
+// reference's CPU time plus a second; one that then finishes is judged by
+// its tests.
+func TestConfirm_ACPULimitBelowTheReferencesOwnNeedIsRaised(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	r := &canned{
+		events: map[string]string{"": suiteRun()},
+		reach:  map[string][]string{"TestMax": {"m"}},
+		cpu:    map[string]time.Duration{"m": 3 * time.Second, "": 500 * time.Millisecond},
+	}
+	rep := runCanned(t, r, gen)
+	if m := rep.Mutants[0]; m.Status != report.Survived || m.Reason != "" {
+		t.Fatalf("mutant = %s %q; want survived (it needs 3s of CPU time, within ten times the reference's 0.5s plus 1s)", m.Status, m.Reason)
+	}
+	if got, want := r.cpuLimits("m"), []time.Duration{CPUSlack, 6 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("CPU limits of the mutant's runs = %v, want %v", got, want)
+	}
+}
+
+// -timeout sets the limit of every run: no CPU limit then.
+func TestConfirm_TimeoutFlagSetsNoCPULimit(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	r := &canned{
+		events: map[string]string{"": suiteRun()},
+		reach:  map[string][]string{"TestMax": {"m"}},
+		cpu:    map[string]time.Duration{"m": time.Hour},
+	}
+	rep := prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: []*mutation.Mutant{gen}, Jobs: 1, NoCache: true, Runner: r, Timeout: time.Minute})
+	if m := rep.Mutants[0]; m.Status != report.Survived {
+		t.Fatalf("mutant = %s %q; want survived (no CPU limit stops it)", m.Status, m.Reason)
+	}
+	for _, limit := range r.cpuLimits("m") {
+		if limit != 0 {
+			t.Fatalf("CPU limits of the mutant's runs = %v, want none", r.cpuLimits("m"))
+		}
 	}
 }

@@ -105,7 +105,7 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 				}
 				file := filepath.Join(dir, "reached")
 				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-				res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, coverLimit(cfg, b, test), nil)
+				res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, limits{wall: coverLimit(cfg, b, test)}, nil)
 				if err != nil {
 					return fmt.Errorf("coverage of %s: %w", test, err)
 				}
@@ -142,7 +142,7 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 				}
 				file := filepath.Join(dir, "reached")
 				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-				res, err := p.exec(ctx, cfg, sb.bin, dir, env, alone, coverLimit(cfg, b, test), nil)
+				res, err := p.exec(ctx, cfg, sb.bin, dir, env, alone, limits{wall: coverLimit(cfg, b, test)}, nil)
 				if err != nil {
 					return nil, fmt.Errorf("coverage of %s: %w", test, err)
 				}

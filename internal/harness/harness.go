@@ -39,10 +39,13 @@ import (
 )
 
 // Limits of a mutant's test run when Config.Timeout is zero: this many
-// times the baseline's test run, plus TimeoutSlack.
+// times the baseline's test run, plus TimeoutSlack; and, on Linux, this
+// many times the baseline's test run on every CPU, plus CPUSlack, of CPU
+// time (see limitsOf).
 const (
 	TimeoutFactor = 10
 	TimeoutSlack  = 5 * time.Second
+	CPUSlack      = time.Second
 )
 
 // baselineLimit bounds the runs of the unmutated suite when Config.Timeout

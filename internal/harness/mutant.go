@@ -166,12 +166,12 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 	}
 	group := m.tests
 	for i, phase := range phases {
-		res, limit, err := m.execMutant(ctx, m.args(phase, m.fast), m.limitOf(phase))
+		res, lim, err := m.execMutant(ctx, m.args(phase, m.fast), m.limitsOf(phase))
 		if err != nil {
 			return v, false, err
 		}
 		v.TestSeconds += res.Wall
-		classify(&v, res, m.b.Result, phase, limit)
+		classify(&v, res, m.b.Result, phase, lim)
 		if v.Status != report.Survived {
 			group = phase
 			v.FirstFailureOnly = m.fast && v.Status == report.Killed
@@ -179,7 +179,7 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 			case !m.fast && v.Status == report.Killed:
 				err = m.complete(ctx, &v, res, phase)
 			case !m.fast && v.Partial:
-				err = m.settle(ctx, &v, res, phase, limit)
+				err = m.settle(ctx, &v, res, phase, lim)
 			}
 			if err != nil {
 				return v, false, err
@@ -190,12 +190,12 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 			// Each phase passed on its own: the covering tests once more,
 			// together in source order, as go test runs them, so that a
 			// test that fails only after another is not missed.
-			res, limit, err := m.execMutant(ctx, m.args(m.tests, false), m.limitOf(m.tests))
+			res, lim, err := m.execMutant(ctx, m.args(m.tests, false), m.limitsOf(m.tests))
 			if err != nil {
 				return v, false, err
 			}
 			v.TestSeconds += res.Wall
-			classify(&v, res, m.b.Result, m.tests, limit)
+			classify(&v, res, m.b.Result, m.tests, lim)
 		}
 	}
 	if len(v.FailedTests) == 0 {
@@ -231,7 +231,7 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 		if len(missing) == 0 || res.TimedOut {
 			break
 		}
-		next, _, err := m.execMutant(ctx, m.args(missing, false), m.limitOf(missing))
+		next, _, err := m.execMutant(ctx, m.args(missing, false), m.limitsOf(missing))
 		if err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 // only slower than its limit). A mutant that hangs settleHangs tests
 // alone hangs most of the suite: the tests after those are not tried, and
 // the set stays partial.
-func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, limit time.Duration) error {
+func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, lim limits) error {
 	var pending, hung []string
 	for _, top := range expected {
 		if t := res.Tests[top]; t == nil || t.Outcome == "" {
@@ -275,7 +275,7 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 	}
 	for len(pending) > 0 && len(hung) < settleHangs {
 		top := pending[0]
-		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitOf([]string{top}))
+		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitsOf([]string{top}))
 		if err != nil {
 			return err
 		}
@@ -292,7 +292,7 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 			v.AddFailure(name, diedMessage(alone, name))
 		}
 	}
-	reason := fmt.Sprintf("stopped at the limit of %s; run alone, %s did not finish within %s", limit.Round(time.Millisecond),
+	reason := fmt.Sprintf("%s; run alone, %s did not finish within %s", lim.stopped(res),
 		strings.Join(hung, ", "), text.Plural(len(hung), "its own limit", "their own limits"))
 	switch {
 	case len(pending) > 0:
@@ -336,33 +336,61 @@ func (m *mutantRun) args(tests []string, failfast bool) []string {
 	return args
 }
 
-// limitOf returns the limit of a run of tests: -timeout, or for some of
-// the tests their own share (see limitOf), at most the mutant's limit.
-func (m *mutantRun) limitOf(tests []string) time.Duration {
-	if m.cfg.Timeout > 0 || len(tests) == len(m.b.Result.TopLevel()) {
-		return m.limit
+// limitsOf returns the limits of a run of tests: -timeout, with no CPU
+// limit; or, for every test, the mutant's limit, and for some of the tests
+// their own share (see limitOf), at most the mutant's; with the CPU time
+// the run may use (see cpuLimit).
+func (m *mutantRun) limitsOf(tests []string) limits {
+	if m.cfg.Timeout > 0 {
+		return limits{wall: m.limit}
 	}
-	return limitOf(tests, m.b.durations(), m.limit)
+	start := time.Duration(m.b.Result.StartCPU * float64(time.Second))
+	if len(tests) == len(m.b.Result.TopLevel()) {
+		return limits{wall: m.limit, cpu: cpuLimit(m.b.Wall, start)}
+	}
+	durations := m.b.durations()
+	return limits{wall: limitOf(tests, durations, m.limit), cpu: cpuLimit(timeOf(tests, durations), start)}
 }
 
-// execMutant runs the mutant's test binary with the limit, and once more
-// with twice the limit when tests were still reporting near it; it
-// returns the result and the limit it ran with.
-func (m *mutantRun) execMutant(ctx context.Context, args []string, limit time.Duration) (*gotest.Result, time.Duration, error) {
-	res, err := m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, limit, nil)
+// execMutant runs the mutant's test binary within lim. A run stopped at
+// its CPU limit is held against the reference's run of the same tests:
+// if that one used more than a tenth of the limit (what the baseline's
+// durations do not show: the binary's start, a set-up done once by the
+// first test that needs it), the mutant runs again with ten times the
+// reference's CPU time, plus CPUSlack. A run stopped at its wall limit
+// while tests were still reporting runs once more with twice the limit.
+// It returns the result and the limits it ran with.
+func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (*gotest.Result, limits, error) {
+	res, err := m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil)
 	if err != nil {
-		return nil, limit, err
+		return nil, lim, err
 	}
-	if res.TimedOut && len(res.Failed()) == 0 && res.Idle < limit.Seconds()/2 {
+	if res.OverCPU {
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, args, lim.wall)
+		if err != nil {
+			return nil, lim, err
+		}
+		need := TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + CPUSlack
+		if ref.TimedOut {
+			need = 0 // its CPU time is not the whole run's: no CPU limit
+		}
+		if need == 0 || need > lim.cpu {
+			lim.cpu = need
+			if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil); err != nil {
+				return nil, lim, err
+			}
+		}
+	}
+	if res.TimedOut && !res.OverCPU && len(res.Failed()) == 0 && res.Idle < lim.wall.Seconds()/2 {
 		// Tests were still reporting near the limit: the run looks slow
 		// (a loaded machine) rather than hung. Once more, with twice the
 		// time; a hang is confirmed by that run alone.
-		limit *= 2
-		if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, limit, nil); err != nil {
-			return nil, limit, err
+		lim.wall *= 2
+		if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil); err != nil {
+			return nil, lim, err
 		}
 	}
-	return res, limit, nil
+	return res, lim, nil
 }
 
 // union returns the sorted names of a and b, each once.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
@@ -29,11 +30,15 @@ type canned struct {
 	// reach lists, by test, the mutants whose sites a coverage run of that
 	// test reports.
 	reach map[string][]string
+	// cpu gives, by active mutant, the CPU time its runs use: a run whose
+	// CPU limit is lower is stopped at it, in its first test.
+	cpu map[string]time.Duration
 
 	mu     sync.Mutex
 	builds int
-	flags  [][]string // the build flags of each build
-	runs   []string   // the active mutant of each run, in order
+	flags  [][]string      // the build flags of each build
+	runs   []string        // the active mutant of each run, in order
+	limits []time.Duration // the CPU limit of each run, in order
 }
 
 func (c *canned) Build(ctx context.Context, comp gotest.Compile, out string) error {
@@ -71,6 +76,7 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 	}
 	c.mu.Lock()
 	c.runs = append(c.runs, active)
+	c.limits = append(c.limits, e.CPULimit)
 	key := active + " " + strings.Join(e.Args, " ")
 	if c.seen == nil {
 		c.seen = map[string]int{}
@@ -88,11 +94,20 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 		}
 	}
 	events, timedOut := strings.CutSuffix(events, "TIMEOUT\n")
+	need := c.cpu[active]
+	overCPU := e.CPULimit > 0 && need > e.CPULimit
+	if overCPU {
+		events, _, _ = strings.Cut(events, "\n")
+		need = e.CPULimit
+	}
 	res, err := gotest.Parse(strings.NewReader(events))
 	if err != nil {
 		return nil, err
 	}
+	res.CPU = need.Seconds()
 	switch {
+	case overCPU:
+		res.TimedOut, res.OverCPU, res.ExitCode, res.Signal = true, true, -1, "killed"
 	case timedOut:
 		res.TimedOut, res.ExitCode, res.Signal = true, -1, "killed"
 	case !res.Passed:

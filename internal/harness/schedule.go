@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
@@ -32,12 +34,43 @@ func limitFor(cfg config, baseline time.Duration) time.Duration {
 // limit. A hang in a test that takes milliseconds is stopped in seconds,
 // not at the limit of the whole suite.
 func limitOf(tests []string, durations map[string]float64, limit time.Duration) time.Duration {
+	return min(limit, TimeoutFactor*timeOf(tests, durations)+TimeoutSlack)
+}
+
+// timeOf returns the sum of the baseline durations of tests, to the
+// millisecond.
+func timeOf(tests []string, durations map[string]float64) time.Duration {
 	var sum float64
 	for _, t := range tests {
 		sum += durations[t]
 	}
-	ms := time.Duration(math.Round(sum*1000)) * time.Millisecond
-	return min(limit, TimeoutFactor*ms+TimeoutSlack)
+	return time.Duration(math.Round(sum*1000)) * time.Millisecond
+}
+
+// limits are the limits of one run of a test binary: of its wall time,
+// and of the CPU time it may use (0: none).
+type limits struct {
+	wall, cpu time.Duration
+}
+
+// stopped says which of the limits stopped res.
+func (l limits) stopped(res *gotest.Result) string {
+	if res.OverCPU {
+		return fmt.Sprintf("stopped at the limit of %s of CPU time", l.cpu.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("stopped at the limit of %s", l.wall.Round(time.Millisecond))
+}
+
+// cpuLimit returns the CPU time that a run of tests that took base in the
+// baseline may use, in a binary that had used start before its first
+// test: TimeoutFactor times start and base on every CPU, plus CPUSlack.
+// A run that does what the baseline's did cannot use more than base on
+// each CPU after its start, however loaded the machine (a load stretches
+// its wall time, not its CPU time); one past this limit spins, and is
+// stopped in about a second instead of TimeoutSlack. A waiting test uses
+// none: only the wall limit ends a deadlock.
+func cpuLimit(base, start time.Duration) time.Duration {
+	return TimeoutFactor*(base*time.Duration(runtime.NumCPU())+start) + CPUSlack
 }
 
 // runMutants runs every prepared mutant, cfg.Jobs at a time, and returns
@@ -145,7 +178,7 @@ func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) e
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
 	cfg.Progress.Phase("the reference again, after the mutants")
-	res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "reference-after"), env, nil, baselineTimeout(cfg), nil)
+	res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "reference-after"), env, nil, limits{wall: baselineTimeout(cfg)}, nil)
 	if err != nil {
 		return fmt.Errorf("the reference after the mutants: %w", err)
 	}

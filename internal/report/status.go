@@ -111,10 +111,13 @@ failed after every test passed: detected, but by no test`,
 		status: Timeout, detected: true, scored: true, exit: ExitTimeout, always: true,
 		help: `the binary was still running at the limit and was stopped
 (10x the baseline's test run plus 5s, or -timeout; for an
-early-kill run, 10x the baseline time of its tests plus 5s). If
-tests had failed, in a run of every test each test that had not
-finished runs alone: those that fail join the failing set, those
-stopped again are named as hanging (all passing: killed); in an
+early-kill run, 10x the baseline time of its tests plus 5s), or,
+on Linux, had used more CPU time than 10x that baseline time on
+every CPU and 10x the binary's start, plus 1s (a run that spins:
+"stopped at the limit of 1.2s of CPU time"). If tests had
+failed, in a run of every test each test that had not finished
+runs alone: those that fail join the failing set, those stopped
+again are named as hanging (all passing: killed); in an
 early-kill run the failing tests are partial`,
 		matrix: func(m Mutant) string {
 			if m.Partial {

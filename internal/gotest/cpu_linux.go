@@ -1,0 +1,78 @@
+package gotest
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cpuMetered says that a running binary's CPU time can be read here.
+const cpuMetered = true
+
+// clockTicks is the unit of the CPU times in /proc/PID/stat (USER_HZ,
+// 100 on every architecture Linux exports to user space).
+const clockTicks = 100
+
+// cpuMeter reads the CPU time of a running test binary: the process
+// started (pid), or, when that is a sandbox's init (inner), its child.
+type cpuMeter struct {
+	pid    int
+	inner  bool
+	binary int // the binary's pid, once found
+}
+
+// used returns the CPU time the binary and the processes it has waited
+// for have used so far; false while the binary is not found.
+func (m *cpuMeter) used() (time.Duration, bool) {
+	if m.binary == 0 && !m.find() {
+		return 0, false
+	}
+	fields := procStat(m.binary)
+	if len(fields) < 15 {
+		return 0, false
+	}
+	// utime, stime, cutime and cstime.
+	var ticks int64
+	for _, f := range fields[11:15] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, true
+}
+
+// find finds the binary: the process started, or the init's first child
+// (a process the binary started in a session of its own may be the
+// init's child too, once its parent is gone: it started later).
+func (m *cpuMeter) find() bool {
+	if !m.inner {
+		m.binary = m.pid
+		return true
+	}
+	first := int64(-1)
+	for _, kid := range children(m.pid) {
+		fields := procStat(kid.pid)
+		if len(fields) < 20 {
+			continue
+		}
+		if start, err := strconv.ParseInt(fields[19], 10, 64); err == nil && (first < 0 || start < first) {
+			m.binary, first = kid.pid, start
+		}
+	}
+	return m.binary != 0
+}
+
+// procStat returns the fields of /proc/PID/stat after the command's name
+// (the process's state first), or nil.
+func procStat(pid int) []string {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	// pid (comm) state ...; comm may hold spaces and ')'.
+	s := string(stat)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+}

@@ -313,21 +313,29 @@ func TestExec_CPULimitStopsABinaryThatSpins(t *testing.T) {
 }
 
 // The CPU time a binary used before its first test (its start, init,
-// TestMain) is recorded, for the CPU limits of runs of a few tests.
+// TestMain) is recorded, for the CPU limits of runs of a few tests; and
+// its CPU time in all, in a sandbox too (the init's, which waited for it).
 func TestExec_RecordsTheCPUTimeBeforeTheFirstTest(t *testing.T) {
 	if !cpuMetered {
 		t.Skip("a running binary's CPU time is read on Linux only")
 	}
-	e := built(t, "TestNap")
-	e.Env = []string{"SPIN_AT_INIT=1", "NAP=1s"}
-	res, err := e.Run(t.Context())
-	if err != nil {
-		t.Fatalf("Run() error = %v", err)
-	}
-	// The init spins 300ms of wall time, on a CPU when the machine is
-	// quiet, less of it on a loaded one.
-	if !res.Passed || res.StartCPU <= 0 || res.StartCPU > res.CPU {
-		t.Fatalf("Run() passed %v, StartCPU %.3fs, CPU %.3fs; want a pass, with CPU time before the first test, and no more than in all", res.Passed, res.StartCPU, res.CPU)
+	for _, isolated := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Direct", true: "Isolated"}[isolated], func(t *testing.T) {
+			e := built(t, "TestNap")
+			if isolated {
+				e.Isolate = fixtureSandbox(t, e)
+			}
+			e.Env = []string{"SPIN_AT_INIT=1", "NAP=1s"}
+			res, err := e.Run(t.Context())
+			if err != nil {
+				t.Fatalf("Run() error = %v", err)
+			}
+			// The init spins 300ms of wall time, on a CPU when the
+			// machine is quiet, less of it on a loaded one.
+			if !res.Passed || res.StartCPU <= 0 || res.StartCPU > res.CPU {
+				t.Fatalf("Run() passed %v, StartCPU %.3fs, CPU %.3fs; want a pass, with CPU time before the first test, and no more than in all", res.Passed, res.StartCPU, res.CPU)
+			}
+		})
 	}
 }
 

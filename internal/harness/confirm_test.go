@@ -321,6 +321,23 @@ func TestConfirm_AFailureThenAHangIsSettledTestByTest(t *testing.T) {
 	}
 }
 
+// A test that failed before the limit, but does not finish alone (it
+// failed only after waiting longer than its own limit, as for a lock that
+// is never released), hangs: whether it failed before the whole run's
+// limit came depends on how fast the tests before it ran.
+func TestConfirm_AFailureThatHangsAloneHangs(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun()},
+		respond: underMutant(hang, map[string]string{alone("TestMax"): hangsAlone("TestMax")})}
+	rep := runCanned(t, r, flipped)
+	m := rep.Mutants[0]
+	if m.Status != report.Timeout || m.Partial || len(m.FailedTests) != 0 || !slices.Equal(m.Running, []string{"TestMax"}) {
+		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want a whole timeout, no test failed, TestMax hung", m.Status, m.Partial, m.FailedTests, m.Running)
+	}
+	if want := "run alone, TestMax did not finish within its own limit"; !strings.HasSuffix(m.Reason, want) {
+		t.Errorf("reason = %q, want it to end %q", m.Reason, want)
+	}
+}
+
 // A mutant that hangs many tests alone hangs most of the suite: after
 // settleHangs of them, the others are not tried, and the set is partial.
 func TestConfirm_SettlingStopsAfterEnoughHangs(t *testing.T) {

@@ -259,20 +259,28 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 // some had failed, each test that had not reported a verdict of its own:
 // run alone within its own limit, a test that fails joins v's failures (to
 // be confirmed like the others), one stopped again hangs (v.Running), one
-// that passes was only held up. Which tests fail before the limit depends
-// on how fast the others ran, and so on the machine's load; what each test
-// does alone does not. The failing set is then whole: v stays a timeout if
+// that passes was only held up. A test that failed before the limit runs
+// alone too, first: one that does not finish alone (it failed only after waiting
+// longer than its own limit, as a lock's timeout) hangs, and leaves the
+// failing set; the others keep their failures, confirmed as usual. Which
+// tests fail before the limit depends on how fast the others ran, and so
+// on the machine's load; what each test does alone does not. The failing
+// set is then whole: v stays a timeout if
 // a test hangs alone, and is killed if none does (the run as a whole was
 // only slower than its limit). A mutant that hangs settleHangs tests
 // alone hangs most of the suite: the tests after those are not tried, and
 // the set stays partial.
 func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, lim limits) error {
-	var pending, hung []string
+	var failed, pending, hung []string
 	for _, top := range expected {
-		if t := res.Tests[top]; t == nil || t.Outcome == "" {
+		switch t := res.Tests[top]; {
+		case t == nil || t.Outcome == "":
 			pending = append(pending, top)
+		case t.Outcome == gotest.Fail:
+			failed = append(failed, top)
 		}
 	}
+	pending = append(failed, pending...) // the failures are settled first
 	for len(pending) > 0 && len(hung) < settleHangs {
 		top := pending[0]
 		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitsOf([]string{top}))
@@ -283,7 +291,11 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 		v.TestSeconds += alone.Wall
 		if alone.TimedOut {
 			hung = append(hung, top)
+			v.Failures = slices.DeleteFunc(v.Failures, func(f report.Failure) bool { return topLevel(f.Test) == top })
 			continue
+		}
+		if t := res.Tests[top]; t != nil && t.Outcome == gotest.Fail {
+			continue // its failure stands, to be confirmed
 		}
 		for _, name := range alone.Failed() {
 			v.AddFailure(name, alone.Message(name))

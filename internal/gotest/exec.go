@@ -196,6 +196,7 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 	meter := cpuMeter{pid: bin.Process.Pid, inner: box != nil}
 	timedOut, overCPU := false, false
+	var used time.Duration // as last read
 watch:
 	for {
 		select {
@@ -207,9 +208,11 @@ watch:
 		case <-ctx.Done():
 			break watch
 		case <-tick:
-			if used, ok := meter.used(); ok && used > e.CPULimit {
-				timedOut, overCPU = true, true
-				break watch
+			if now, ok := meter.used(); ok {
+				if used = now; used > e.CPULimit {
+					timedOut, overCPU = true, true
+					break watch
+				}
 			}
 		}
 	}
@@ -251,6 +254,8 @@ watch:
 	if bin.ProcessState != nil {
 		res.CPU = (bin.ProcessState.UserTime() + bin.ProcessState.SystemTime()).Seconds()
 	}
+	// A sandbox's init killed with the binary may not have waited for it.
+	res.CPU = max(res.CPU, used.Seconds())
 	res.Idle = max(wall-time.Duration(lastEvent.Load()), 0).Seconds()
 	res.ExitCode, res.Signal = exitStatus(waitErr)
 	if box != nil {

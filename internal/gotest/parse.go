@@ -104,7 +104,8 @@ type Result struct {
 	OverCPU  bool    // it was the CPU limit (Exec.CPULimit)
 	// CPU is the CPU time, in seconds, of the binary and of the processes
 	// it waited for (of the sandbox's init, which waits for the binary,
-	// when isolated).
+	// when isolated); of a run that was killed, at least what it was when
+	// last read under a CPU limit, and otherwise perhaps less than it used.
 	CPU float64
 	// StartCPU is the CPU time, in seconds, the binary had used when its
 	// first test started (Linux only): its start, its package's init,

@@ -119,7 +119,7 @@ func combine(reps []*report.Report) *report.Report {
 			switch {
 			case o.ID != m.ID:
 				continue // not the same mutant: cannot happen, as every run has the plan's mutants
-			case telling(m.Status) < telling(o.Status):
+			case m.Status.MoreTelling(o.Status):
 				*o = m
 			case m.Status == o.Status && m.Status == report.Killed:
 				o.FailedTests = append(o.FailedTests, m.FailedTests...)
@@ -134,17 +134,6 @@ func combine(reps []*report.Report) *report.Report {
 	out.Baseline.Tests = len(out.Baseline.TestNames)
 	out.Summary = report.Summarize(out.Mutants)
 	return &out
-}
-
-// telling orders statuses by how much a run says of a mutant, lowest
-// first. Equivalent comes first: it is the compiler's proof, whichever
-// package's tests ran.
-func telling(s report.Status) int {
-	order := []report.Status{report.Equivalent, report.Killed, report.Timeout, report.Crashed, report.Flaky, report.Skipped, report.Survived, report.NotCovered}
-	if i := slices.Index(order, s); i >= 0 {
-		return i
-	}
-	return len(order)
 }
 
 // runTester runs the mutants of u against the tests of tester (nil: its

@@ -286,3 +286,20 @@ func TestExitReference(t *testing.T) {
 		}
 	}
 }
+
+// The verdicts of several packages' tests on one mutant combine into the
+// most telling: the compiler's proof, then a kill, down to no test
+// reaching the mutant; a status of a newer version's results says least.
+func TestStatus_MoreTelling(t *testing.T) {
+	order := []Status{Equivalent, Killed, Timeout, Crashed, Flaky, BuildFailed, Skipped, Survived, NotCovered, Status("newer")}
+	if got := len(order) - 1; got != len(Statuses()) {
+		t.Fatalf("the order ranks %d statuses, the table has %d", got, len(Statuses()))
+	}
+	for i, s := range order {
+		for j, o := range order {
+			if got, want := s.MoreTelling(o), i < j; got != want {
+				t.Errorf("%s.MoreTelling(%s) = %v, want %v", s, o, got, want)
+			}
+		}
+	}
+}

@@ -53,6 +53,10 @@ type statusDef struct {
 	comparable bool
 	// always: the summary line counts it even when no mutant has it.
 	always bool
+	// telling ranks how much a run with this verdict says of a mutant,
+	// most first: when several packages' tests run one mutant, the most
+	// telling verdict is the mutant's (see MoreTelling).
+	telling int
 	// help says what it means, one line per line of run's help.
 	help string
 	// matrix is the kill matrix's line under a mutant that was not killed.
@@ -74,7 +78,7 @@ type statusDef struct {
 // statuses lists every status, in the order summaries give them.
 var statuses = []statusDef{
 	{
-		status: Killed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true,
+		status: Killed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true, telling: 1,
 		help: `a test failed, or the test binary died while a test ran (that
 test is named, with how the binary ended); each such failure
 reproduced when run again`,
@@ -82,7 +86,7 @@ reproduced when run again`,
 		stryker: "Killed", css: "good",
 	},
 	{
-		status: Survived, scored: true, exit: ExitSurvived, comparable: true, always: true,
+		status: Survived, scored: true, exit: ExitSurvived, comparable: true, always: true, telling: 7,
 		help: `every test of the baseline ran and passed: the suite cannot
 tell the mutant from the reference`,
 		matrix:   func(Mutant) string { return "no test failed: the suite cannot tell this mutant from the reference" },
@@ -95,7 +99,7 @@ tell the mutant from the reference`,
 		stryker: "Survived", css: "bad",
 	},
 	{
-		status: Crashed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true,
+		status: Crashed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true, telling: 3,
 		help: `the binary ended before every test ran, with none failing and
 none running (an exit at init, in TestMain, between tests), or
 failed after every test passed: detected, but by no test`,
@@ -108,7 +112,7 @@ failed after every test passed: detected, but by no test`,
 		stryker: "RuntimeError", css: "warn",
 	},
 	{
-		status: Timeout, detected: true, scored: true, exit: ExitTimeout, always: true,
+		status: Timeout, detected: true, scored: true, exit: ExitTimeout, always: true, telling: 2,
 		help: `the binary was still running at the limit and was stopped
 (10x the baseline's test run plus 5s, or -timeout; for an
 early-kill run, 10x the baseline time of its tests plus 5s), or,
@@ -132,7 +136,7 @@ early-kill run the failing tests are partial`,
 		stryker:   "Timeout", css: "warn",
 	},
 	{
-		status: BuildFailed, exit: ExitError, always: true,
+		status: BuildFailed, exit: ExitError, always: true, telling: 5,
 		help: `the mutant is not valid Go: a defect of the mutant, never a kill`,
 		matrix: func(m Mutant) string {
 			return "the mutant does not compile (a defect of the mutant, not a kill):\n" + text.Indent(m.Output, "      ")
@@ -144,7 +148,7 @@ early-kill run the failing tests are partial`,
 		stryker:   "CompileError", css: "warn",
 	},
 	{
-		status: NotCovered, scored: true, exit: ExitSurvived, comparable: true,
+		status: NotCovered, scored: true, exit: ExitSurvived, comparable: true, telling: 8,
 		help: `(generated mutants) no test reaches the mutant's site, so
 none runs: the suite cannot see it`,
 		matrix:   func(Mutant) string { return "no test reaches it: no test can tell this mutant from the reference" },
@@ -157,7 +161,7 @@ none runs: the suite cannot see it`,
 		stryker: "NoCoverage", css: "bad",
 	},
 	{
-		status: Skipped, scored: true, exit: ExitSurvived, comparable: true,
+		status: Skipped, scored: true, exit: ExitSurvived, comparable: true, telling: 6,
 		help: `no test failed, but tests that passed without the mutant
 skipped under it: not every test ran, so it did not survive
 them all (the tests are named); counted as not detected`,
@@ -175,7 +179,7 @@ them all (the tests are named); counted as not detected`,
 		stryker: "Survived", css: "bad",
 	},
 	{
-		status: Flaky, exit: ExitError,
+		status: Flaky, exit: ExitError, telling: 4,
 		help: `tests failed under the mutant, twice, but no failure
 reproduced when run again, or the test also fails without the
 mutant: the suite gives no verdict (the tests are named)`,
@@ -191,7 +195,7 @@ mutant: the suite gives no verdict (the tests are named)`,
 		stryker: "RuntimeError", css: "warn",
 	},
 	{
-		status: Equivalent, exit: ExitKilled, comparable: true,
+		status: Equivalent, exit: ExitKilled, comparable: true, telling: 0,
 		help: `(generated mutants) it compiles to the very code of the
 reference (trivial compiler equivalence): no test can tell them
 apart, so it is not in the score (with -full it does not run)`,
@@ -212,7 +216,7 @@ func (s Status) def() statusDef {
 			return d
 		}
 	}
-	return statusDef{status: s, exit: ExitError, junit: junitError,
+	return statusDef{status: s, exit: ExitError, junit: junitError, telling: len(statuses),
 		junitMsg:  func(Mutant) string { return "unknown status " + string(s) },
 		github:    "error",
 		githubMsg: func(Mutant, string) string { return "unknown status " + string(s) },
@@ -240,6 +244,12 @@ func (s Status) Comparable() bool { return s.def().comparable }
 
 // Scored reports whether s counts in the score's denominator.
 func (s Status) Scored() bool { return s.def().scored }
+
+// MoreTelling reports whether a run that gave s says more of a mutant than
+// one that gave o: equivalent (the compiler's proof, whichever package's
+// tests ran), then killed, timeout, crashed, flaky, build-failed, skipped,
+// survived and not-covered.
+func (s Status) MoreTelling(o Status) bool { return s.def().telling < o.def().telling }
 
 // CSS returns the class of s's colour in the HTML pages.
 func (s Status) CSS() string { return s.def().css }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -64,6 +66,14 @@ func TestClaimMany_RejectsBadArguments(t *testing.T) {
 	if _, err := s.ClaimMany(ctx, "job", []string{"A", "B"}, 0, 0); !errors.Is(err, lease.ErrInvalidTTL) {
 		t.Errorf("ClaimMany(ttl 0) error = %v, want ErrInvalidTTL", err)
 	}
+	// The ttl first, then now, then the id, then the owners: the error is
+	// the first bad argument's.
+	if _, err := s.ClaimMany(ctx, "", []string{""}, math.NaN(), 0); !errors.Is(err, lease.ErrInvalidTTL) {
+		t.Errorf(`ClaimMany("", [""], now=NaN, ttl=0) error = %v, want ErrInvalidTTL`, err)
+	}
+	if _, err := s.ClaimMany(ctx, "", []string{""}, math.NaN(), 10); !errors.Is(err, lease.ErrInvalidTime) {
+		t.Errorf(`ClaimMany("", [""], now=NaN, ttl=10) error = %v, want ErrInvalidTime`, err)
+	}
 	// An empty id is an error whatever else is empty.
 	for _, owners := range [][]string{nil, {}, {"A"}, {""}} {
 		if fences, err := s.ClaimMany(ctx, "", owners, 0, 10); !errors.Is(err, lease.ErrEmptyID) || fences != nil {
@@ -95,6 +105,34 @@ func TestClaimMany_NamesEveryInvalidOwnerAtItsPlace(t *testing.T) {
 		t.Errorf("the errors are at places %v, want [1 3]", places)
 	}
 	wantState(t, s, lease.Job{ID: "job"})
+}
+
+// A claim that fails while it runs is reported as an invalid owner is: an
+// OwnerError at its owner's place. Here every owner meets a job whose
+// fences are used up.
+func TestClaimMany_ReportsAFailedClaimAtItsOwnersPlace(t *testing.T) {
+	path, _ := createJobs(t, jobsDDL, fmt.Sprintf(`INSERT INTO jobs(id, fence) VALUES('last', %d)`, int64(math.MaxInt64)))
+	s := openAt(t, path)
+	fences, err := s.ClaimMany(t.Context(), "last", []string{"A", "B", "C"}, 1, 9)
+	if !errors.Is(err, lease.ErrFenceExhausted) || fmt.Sprint(fences) != "[0 0 0]" {
+		t.Fatalf(`ClaimMany("last" at the largest fence, owners A, B, C) = %v, %v; want [0 0 0], ErrFenceExhausted`, fences, err)
+	}
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("ClaimMany() error = %v, want one error per owner", err)
+	}
+	var places []string
+	for _, e := range joined.Unwrap() {
+		var oe *lease.OwnerError
+		if !errors.As(e, &oe) || !errors.Is(oe, lease.ErrFenceExhausted) {
+			t.Fatalf("error %v is not an OwnerError of ErrFenceExhausted", e)
+		}
+		places = append(places, fmt.Sprintf("%d %s", oe.Index, oe.Owner))
+	}
+	if got, want := strings.Join(places, ", "), "0 A, 1 B, 2 C"; got != want {
+		t.Errorf("the errors are at places %s, want %s", got, want)
+	}
+	wantState(t, s, lease.Job{ID: "last", Fence: math.MaxInt64})
 }
 
 // With no owners there is nobody to claim for: an empty result, no error,

@@ -211,6 +211,26 @@ func (rs *references) flakyTests() []string {
 	return slices.Sorted(maps.Keys(rs.flaky))
 }
 
+// known returns the result of bin with args, if it has run to the end
+// already; nil if it has not (see run).
+func (rs *references) known(bin string, args []string) *gotest.Result {
+	rs.mu.Lock()
+	r, ok := rs.runs[refKey(bin, args)]
+	rs.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	select {
+	case <-r.done:
+		if r.err != nil {
+			return nil
+		}
+		return r.res
+	default:
+		return nil
+	}
+}
+
 // run returns the result of bin, with env and args, with no mutant active:
 // run once, by the first to ask.
 func (rs *references) run(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {

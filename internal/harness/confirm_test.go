@@ -595,6 +595,32 @@ func TestConfirm_ACPULimitBelowTheReferencesOwnNeedIsRaised(t *testing.T) {
 	}
 }
 
+// Once the reference's run of some tests is known, a mutant of the same
+// tests starts with the CPU limit it asks for: the first mutant runs
+// twice (stopped short, then again), the second once, with the same
+// verdict.
+func TestConfirm_AKnownReferenceSetsTheCPULimitAtOnce(t *testing.T) {
+	first := &mutation.Mutant{ID: "m1", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	second := &mutation.Mutant{ID: "m2", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a >= b", Operator: mutation.OpBoundary}
+	r := &canned{
+		events: map[string]string{"": suiteRun()},
+		reach:  map[string][]string{"TestMax": {"m1", "m2"}},
+		cpu:    map[string]time.Duration{"m1": 3 * time.Second, "m2": 3 * time.Second, "": 500 * time.Millisecond},
+	}
+	rep := runCanned(t, r, first, second)
+	for _, m := range rep.Mutants {
+		if m.Status != report.Survived {
+			t.Errorf("%s = %s %q; want survived (it needs 3s of CPU time, within ten times the reference's 0.5s plus 1s)", m.ID, m.Status, m.Reason)
+		}
+	}
+	if got, want := r.cpuLimits("m1"), []time.Duration{CPUSlack, 6 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("CPU limits of m1's runs = %v, want %v", got, want)
+	}
+	if got, want := r.cpuLimits("m2"), []time.Duration{6 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("CPU limits of m2's runs = %v, want %v", got, want)
+	}
+}
+
 // -timeout sets the limit of every run: no CPU limit then.
 func TestConfirm_TimeoutFlagSetsNoCPULimit(t *testing.T) {
 	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}

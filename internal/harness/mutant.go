@@ -366,13 +366,20 @@ func (m *mutantRun) limitsOf(tests []string) limits {
 
 // execMutant runs the mutant's test binary within lim. A run stopped at
 // its CPU limit is held against the reference's run of the same tests:
-// if that one used more than a tenth of the limit (what the baseline's
-// durations do not show: the binary's start, a set-up done once by the
-// first test that needs it), the mutant runs again with ten times the
-// reference's CPU time, plus CPUSlack. A run stopped at its wall limit
+// if that one asks for more (see cpuNeed: what the baseline's durations
+// do not show, the binary's start, a set-up done once by the first test
+// that needs it), the mutant runs again with that limit. When the
+// reference's run of these tests is known already (another mutant's
+// needed it), the mutant starts with its limit: the same verdict, without
+// the run that would be stopped short. A run stopped at its wall limit
 // while tests were still reporting runs once more with twice the limit.
 // It returns the result and the limits it ran with.
 func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (*gotest.Result, limits, error) {
+	if ref := m.b.refs.known(m.ref, args); lim.cpu > 0 && ref != nil {
+		if need := cpuNeed(ref); need == 0 || need > lim.cpu {
+			lim.cpu = need
+		}
+	}
 	res, err := m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil)
 	if err != nil {
 		return nil, lim, err
@@ -382,11 +389,7 @@ func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (
 		if err != nil {
 			return nil, lim, err
 		}
-		need := TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + CPUSlack
-		if ref.TimedOut {
-			need = 0 // its CPU time is not the whole run's: no CPU limit
-		}
-		if need == 0 || need > lim.cpu {
+		if need := cpuNeed(ref); need == 0 || need > lim.cpu {
 			lim.cpu = need
 			if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil); err != nil {
 				return nil, lim, err

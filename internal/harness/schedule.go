@@ -73,6 +73,17 @@ func cpuLimit(base, start time.Duration) time.Duration {
 	return TimeoutFactor*(base*time.Duration(runtime.NumCPU())+start) + CPUSlack
 }
 
+// cpuNeed returns the CPU limit that the reference's run ref of some tests
+// asks of a mutant's run of the same tests: TimeoutFactor times its CPU
+// time, plus CPUSlack; 0, no CPU limit, when ref was stopped at its own
+// limit (its CPU time is then not the whole run's).
+func cpuNeed(ref *gotest.Result) time.Duration {
+	if ref.TimedOut {
+		return 0
+	}
+	return TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + CPUSlack
+}
+
 // runMutants runs every prepared mutant, cfg.Jobs at a time, and returns
 // the report with the mutants in the order of cfg.Mutants. The first
 // harness error cancels the mutants still running.

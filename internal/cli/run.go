@@ -24,8 +24,9 @@ test (-full runs every test to the end, as catalog mutants always do).
 -min-score gates on the share detected instead of on every mutant.
 
 A kill is confirmed: each test that failed under a mutant runs again, alone,
-under it (it must fail again) and without it (it must pass); one that needs
-the tests before it is tried in the grouping it failed in. A failure that does
+under it (it must fail again) and without it (it must pass, and, the first
+time it would kill, three times more); one that needs the tests before it is
+tried in the grouping it failed in. A failure that does
 not reproduce is flaky: named, never a kill, never cached. A mutant whose only
 failures were flaky runs once more, and is flaky if again none reproduces.
 

@@ -53,17 +53,18 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 			return err
 		}
 		v.TestSeconds += alone.Wall
-		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args([]string{top}, false), lim.wall)
+		topArgs := m.args([]string{top}, false)
+		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, topArgs, lim.wall)
 		if err != nil {
 			return err
 		}
 		for _, name := range byTop[top] {
-			res, ref := alone, ref
+			res, ref, args := alone, ref, topArgs
 			if t := alone.Tests[name]; name != top && (died[name] || t != nil && t.Outcome == "") {
 				// A subtest running when the binary died may be a
 				// bystander of a sibling's crash: alone means without
 				// its siblings.
-				args := []string{runPath(name)}
+				args = []string{runPath(name)}
 				if res, _, err = m.execMutant(ctx, args, lim); err != nil {
 					return err
 				}
@@ -72,8 +73,18 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 					return err
 				}
 			}
+			reproduced := passedTest(ref, top) && failedIn(res, name)
+			if reproduced {
+				trusted, err := m.b.refs.trusted(ctx, m.ref, m.refEnv, args, top, lim.wall)
+				if err != nil {
+					return err
+				}
+				if !trusted {
+					continue // flaky alone without the mutant: no killer
+				}
+			}
 			switch {
-			case passedTest(ref, top) && failedIn(res, name):
+			case reproduced:
 				confirmed[name] = true
 			case died[name]:
 				bystanders = append(bystanders, name)
@@ -209,6 +220,51 @@ func (rs *references) flakyTests() []string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return slices.Sorted(maps.Keys(rs.flaky))
+}
+
+// trustRuns is how many more times a test runs alone without the mutant,
+// once in a mutate run, when its failure alone under a mutant would first
+// make it a killer: its passing alone is trusted only if it passes each
+// time. A test that fails alone by chance (one that compares two readings
+// of the clock, say) would otherwise kill every mutant under which it
+// failed twice, as often as the reference's one run alone had passed.
+const trustRuns = 3
+
+// trusted reports whether the reference's pass of test top, run alone
+// with args, holds: the first to ask runs it trustRuns more times, and a
+// failure in any makes top flaky for the rest of the mutate run; a run
+// stopped at its limit (made four times longer) says nothing either way.
+func (rs *references) trusted(ctx context.Context, bin string, env, args []string, top string, limit time.Duration) (bool, error) {
+	key := refKey(bin, args) + "\x00trusted"
+	rs.mu.Lock()
+	r, ok := rs.runs[key]
+	if !ok {
+		r = &refRun{done: make(chan struct{})}
+		rs.runs[key] = r
+		rs.mu.Unlock()
+		for range trustRuns {
+			var res *gotest.Result
+			if res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: refRetryFactor * limit}, nil); r.err != nil {
+				break
+			}
+			if t := res.Tests[top]; t != nil && t.Outcome == gotest.Fail && !res.TimedOut {
+				rs.setFlaky(top)
+				break
+			}
+		}
+		close(r.done)
+	} else {
+		rs.mu.Unlock()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	if r.err != nil {
+		return false, r.err
+	}
+	return !rs.isFlaky(top), nil
 }
 
 // known returns the result of bin with args, if it has run to the end

@@ -99,6 +99,52 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 	}
 }
 
+// The first time a test's failure alone under a mutant would make it a
+// killer, it runs alone without the mutant three more times (after the
+// two runs of coverage): passing each time, it kills every mutant it
+// fails under, with no more checks; failing once, it is flaky for the
+// whole run, and kills none (a test that fails alone by chance would
+// otherwise kill whichever mutants it failed under twice).
+func TestConfirm_AKillersPassAloneIsCheckedOnceMore(t *testing.T) {
+	first := &mutation.Mutant{ID: "m1", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	second := &mutation.Mutant{ID: "m2", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a >= b", Operator: mutation.OpBoundary}
+	for _, tc := range []struct {
+		name       string
+		failAt     int // the run of TestMax alone without a mutant that fails; -1: none
+		wantStatus report.Status
+		wantRuns   int // runs of TestMax alone without a mutant
+	}{
+		{"PassesEveryTime", -1, report.Killed, 2 + 3},
+		{"FailsInTheSecondCheck", 3, report.Flaky, 2 + 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &canned{
+				events: map[string]string{"": suiteRun(), "m1": suiteRun("TestMax"), "m2": suiteRun("TestMax")},
+				reach:  map[string][]string{"TestMax": {"m1", "m2"}},
+				respond: func(active string, args []string, n int) (string, bool) {
+					if active == "" && slices.Equal(args, []string{alone("TestMax")}) && n == tc.failAt {
+						return suiteRun("TestMax"), true
+					}
+					return "", false
+				},
+			}
+			rep := runCanned(t, r, first, second)
+			for _, m := range rep.Mutants {
+				wantFailed, wantFlaky := []string{"TestMax"}, []string(nil)
+				if tc.wantStatus == report.Flaky {
+					wantFailed, wantFlaky = []string{}, []string{"TestMax"}
+				}
+				if m.Status != tc.wantStatus || !slices.Equal(m.FailedTests, wantFailed) || !slices.Equal(m.FlakyTests, wantFlaky) {
+					t.Errorf("%s = %s, failed %v, flaky %v; want %s, failed %v, flaky %v", m.ID, m.Status, m.FailedTests, m.FlakyTests, tc.wantStatus, wantFailed, wantFlaky)
+				}
+			}
+			if got := r.seen[" "+alone("TestMax")]; got != tc.wantRuns {
+				t.Errorf("%d runs of TestMax alone without a mutant, want %d", got, tc.wantRuns)
+			}
+		})
+	}
+}
+
 // A flaky test runs only for the mutants it reaches when it passes: a
 // mutant elsewhere could only make it fail by chance, and a verdict of
 // "flaky" there would be a coin toss.
@@ -270,8 +316,8 @@ TIMEOUT
 	}}
 	rep := runCanned(t, r, flipped)
 	checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}}})
-	if got := r.seen[" "+alone("TestMax")]; got != 2 {
-		t.Errorf("%d runs of TestMax alone without the mutant, want 2 (stopped at the limit, then again)", got)
+	if got, want := r.seen[" "+alone("TestMax")], 2+trustRuns; got != want {
+		t.Errorf("%d runs of TestMax alone without the mutant, want %d (stopped at the limit, then again; then the checks of a killer's pass alone)", got, want)
 	}
 }
 

@@ -167,8 +167,8 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		t.Errorf("message = %q", got)
 	}
 	slices.Sort(r.runs)
-	if r.builds != 2 || strings.Join(r.runs, ",") != ",,,,,,,,,flipped,flipped,same" {
-		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant, the killer's confirmation and the reference after them", r.builds, r.runs)
+	if r.builds != 2 || strings.Join(r.runs, ",") != strings.Repeat(",", 9+trustRuns)+"flipped,flipped,same" {
+		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant, the killer's confirmation, the checks of its pass alone and the reference after them", r.builds, r.runs)
 	}
 	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
 		t.Errorf("CoveredBy = %v, want [TestMax]", got)

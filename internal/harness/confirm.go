@@ -235,34 +235,20 @@ const trustRuns = 3
 // failure in any makes top flaky for the rest of the mutate run; a run
 // stopped at its limit (made four times longer) says nothing either way.
 func (rs *references) trusted(ctx context.Context, bin string, env, args []string, top string, limit time.Duration) (bool, error) {
-	key := refKey(bin, args) + "\x00trusted"
-	rs.mu.Lock()
-	r, ok := rs.runs[key]
-	if !ok {
-		r = &refRun{done: make(chan struct{})}
-		rs.runs[key] = r
-		rs.mu.Unlock()
+	_, err := rs.once(ctx, refKey(bin, args)+"\x00trusted", func(r *refRun) {
 		for range trustRuns {
-			var res *gotest.Result
-			if res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: refRetryFactor * limit}, nil); r.err != nil {
-				break
+			res, err := rs.exec(ctx, bin, env, args, refRetryFactor*limit)
+			if r.err = err; err != nil {
+				return
 			}
 			if t := res.Tests[top]; t != nil && t.Outcome == gotest.Fail && !res.TimedOut {
 				rs.setFlaky(top)
-				break
+				return
 			}
 		}
-		close(r.done)
-	} else {
-		rs.mu.Unlock()
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
-	if r.err != nil {
-		return false, r.err
+	})
+	if err != nil {
+		return false, err
 	}
 	return !rs.isFlaky(top), nil
 }
@@ -290,28 +276,45 @@ func (rs *references) known(bin string, args []string) *gotest.Result {
 // run returns the result of bin, with env and args, with no mutant active:
 // run once, by the first to ask.
 func (rs *references) run(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
-	key := refKey(bin, args)
+	r, err := rs.once(ctx, refKey(bin, args), func(r *refRun) {
+		r.res, r.err = rs.exec(ctx, bin, env, args, limit)
+		if r.err == nil && r.res.TimedOut {
+			// The reference passed these tests in the baseline: stopped
+			// at its limit, it was slowed down, not stuck. A run that
+			// says nothing cannot confirm or refute a failure.
+			r.res, r.err = rs.exec(ctx, bin, env, args, refRetryFactor*limit)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+// once returns the entry of key, done by the first to ask, who fills it
+// in with do; the others wait for it. Its error is the entry's, or the
+// context's while waiting.
+func (rs *references) once(ctx context.Context, key string, do func(r *refRun)) (*refRun, error) {
 	rs.mu.Lock()
 	r, ok := rs.runs[key]
 	if !ok {
 		r = &refRun{done: make(chan struct{})}
 		rs.runs[key] = r
 		rs.mu.Unlock()
-		r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: limit}, nil)
-		if r.err == nil && r.res.TimedOut {
-			// The reference passed these tests in the baseline: stopped
-			// at its limit, it was slowed down, not stuck. A run that
-			// says nothing cannot confirm or refute a failure.
-			r.res, r.err = rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: refRetryFactor * limit}, nil)
-		}
+		do(r)
 		close(r.done)
-		return r.res, r.err
+		return r, r.err
 	}
 	rs.mu.Unlock()
 	select {
 	case <-r.done:
-		return r.res, r.err
+		return r, r.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// exec runs bin with no mutant active, in the references' directory.
+func (rs *references) exec(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
+	return rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: limit}, nil)
 }

@@ -101,6 +101,7 @@ func TestScripts(t *testing.T) {
 			"workflowstep": cmdWorkflowStep,
 			"nocmd":        cmdNocmd,
 			"waitcmd":      cmdWaitcmd,
+			"waitchild":    cmdWaitchild,
 			"sleep":        cmdSleep,
 			"limits":       cmdLimits,
 			"minimalset":   cmdMinimalSet,
@@ -441,6 +442,28 @@ func cmdWaitcmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("no process's command line holds %q", args[0])
+}
+
+// waitchild TEXT waits until a process whose command line holds TEXT has
+// started a child: mutate starts none before it handles signals, so a
+// signal sent then reaches its handler however loaded the machine is.
+func cmdWaitchild(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitchild TEXT")
+	}
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		pid, _ := findCmd(args[0])
+		if pid == "" {
+			continue
+		}
+		tasks, _ := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "children"))
+		for _, t := range tasks {
+			if data, _ := os.ReadFile(t); len(strings.TrimSpace(string(data))) > 0 {
+				return
+			}
+		}
+	}
+	ts.Fatalf("no process whose command line holds %q started a child", args[0])
 }
 
 // findCmd returns the pid and command line of a process whose command

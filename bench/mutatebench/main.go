@@ -15,7 +15,9 @@
 // mutants' runs overlap, and where one mutant's own build and run go. It
 // fails if the two modes give different kill matrices.
 //
-// Run it from the module root: go run ./bench/mutatebench [-rounds N].
+// Run it from the module root: go run ./bench/mutatebench [-rounds N]
+// [-only IDS]. With -only, every run is of those mutants only: CI runs it
+// so, to keep the benchmark working at a small cost, not to measure.
 package main
 
 import (
@@ -47,8 +49,9 @@ func main() {
 		os.Exit(timeTool(log, os.Args[1:]))
 	}
 	rounds := flag.Int("rounds", 3, "measure each figure this many times and report the median")
+	only := flag.String("only", "", "run only these comma-separated mutant ids of the catalog")
 	flag.Parse()
-	if err := run(*rounds); err != nil {
+	if err := run(*rounds, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "mutatebench:", err)
 		os.Exit(1)
 	}
@@ -60,10 +63,11 @@ type bench struct {
 	set    *exercise.Set // its catalog
 	mutate string        // the mutate binary
 	env    []string      // a results cache of its own, Go's build cache as usual
+	only   []string      // mutate run's -only, if not all of the catalog
 	edits  int
 }
 
-func run(rounds int) error {
+func run(rounds int, only string) error {
 	tmp, err := os.MkdirTemp("", "mutatebench-")
 	if err != nil {
 		return err
@@ -75,6 +79,15 @@ func run(rounds int) error {
 	}
 	if b.set, err = exercise.Load(b.dir, nil); err != nil {
 		return err
+	}
+	if only != "" {
+		b.set.Mutants = slices.DeleteFunc(b.set.Mutants, func(m *mutation.Mutant) bool {
+			return !slices.Contains(strings.Split(only, ","), m.ID)
+		})
+		if len(b.set.Mutants) == 0 {
+			return fmt.Errorf("-only %s: no mutant of the catalog has these ids", only)
+		}
+		b.only = []string{"-only", only}
 	}
 	// The executable that go tool runs in the copy: mutate run and go
 	// tool mutate run are one program there, with one results cache.
@@ -135,7 +148,7 @@ func run(rounds int) error {
 		rerun = append(rerun, d)
 		// The same, as a learner types it: go tool checks the tool's
 		// build first.
-		if d, err = b.time(b.cmd("go", "tool", "mutate", "run")); err != nil {
+		if d, err = b.time(b.cmd("go", append([]string{"tool", "mutate", "run"}, b.only...)...)); err != nil {
 			return fmt.Errorf("go tool mutate run: %w", err)
 		}
 		goRerun = append(goRerun, d)
@@ -204,7 +217,7 @@ func (b *bench) cmd(name string, args ...string) *exec.Cmd {
 // every mutant.
 func (b *bench) mutateRun(args ...string) (*report.Report, float64, error) {
 	var out bytes.Buffer
-	cmd := b.cmd(b.mutate, append([]string{"run", "-json"}, args...)...)
+	cmd := b.cmd(b.mutate, slices.Concat([]string{"run", "-json"}, b.only, args)...)
 	cmd.Stdout = &out
 	d, err := b.time(cmd)
 	if err != nil {
@@ -247,7 +260,7 @@ type phaseTimes struct {
 }
 
 // mutantPhases builds one mutant's test binary after a test edit, with
-// every tool timed, then runs it: the catalog's first mutant.
+// every tool timed, then runs it: the first mutant measured.
 func mutantPhases(tmp string, b *bench, rounds int) (phaseTimes, error) {
 	m := b.set.Mutants[0]
 	pkg, err := mutation.Load(b.pkgDir())

@@ -2,6 +2,7 @@ package gotest
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -53,16 +54,45 @@ func (m *cpuMeter) find() bool {
 		return true
 	}
 	first := int64(-1)
-	for _, kid := range children(m.pid) {
-		fields := procStat(kid.pid)
+	for _, kid := range childPids(m.pid) {
+		fields := procStat(kid)
 		if len(fields) < 20 {
 			continue
 		}
 		if start, err := strconv.ParseInt(fields[19], 10, 64); err == nil && (first < 0 || start < first) {
-			m.binary, first = kid.pid, start
+			m.binary, first = kid, start
 		}
 	}
 	return m.binary != 0
+}
+
+// childPids returns the pids of pid's children: from its threads'
+// children files, which name them at once, where the kernel has them
+// (CONFIG_PROC_CHILDREN), else from every process's stat. The meter
+// polls them while the binary starts: one read of each of the init's
+// threads instead of one of every process of the machine.
+func childPids(pid int) []int {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	if len(tasks) == 0 {
+		var pids []int
+		for _, c := range children(pid) {
+			pids = append(pids, c.pid)
+		}
+		return pids
+	}
+	var pids []int
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for f := range strings.FieldsSeq(string(data)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	return pids
 }
 
 // procStat returns the fields of /proc/PID/stat after the command's name

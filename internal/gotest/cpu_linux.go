@@ -26,10 +26,7 @@ type cpuMeter struct {
 // used returns the CPU time the binary and the processes it has waited
 // for have used so far; false while the binary is not found.
 func (m *cpuMeter) used() (time.Duration, bool) {
-	if m.binary == 0 && !m.find() {
-		return 0, false
-	}
-	fields := procStat(m.binary)
+	fields := m.stat()
 	if len(fields) < 15 {
 		return 0, false
 	}
@@ -45,9 +42,32 @@ func (m *cpuMeter) used() (time.Duration, bool) {
 	return time.Duration(ticks) * time.Second / clockTicks, true
 }
 
+// stat returns the fields of the binary's stat (see procStat), finding
+// the binary first; nil while it is not found. In a sandbox the binary
+// found is the init's child, and stays it only while its stat says so. A
+// child found before the binary had started may be another, short-lived
+// one (on a loaded machine the meter once read such a child, gone, for a
+// whole run, and never saw the binary spin): a child gone by the next
+// reading (ended, and its pid perhaps another process's now) was not the
+// binary, which runs till the end, so the binary is looked for again.
+func (m *cpuMeter) stat() []string {
+	if m.binary != 0 {
+		fields := procStat(m.binary)
+		if !m.inner || len(fields) >= 2 && fields[1] == strconv.Itoa(m.pid) && fields[0] != "Z" {
+			return fields
+		}
+		m.binary = 0
+	}
+	if !m.find() {
+		return nil
+	}
+	return procStat(m.binary)
+}
+
 // find finds the binary: the process started, or the init's first child
-// (a process the binary started in a session of its own may be the
-// init's child too, once its parent is gone: it started later).
+// that is alive (a process the binary started in a session of its own
+// may be the init's child too, once its parent is gone: it started
+// later).
 func (m *cpuMeter) find() bool {
 	if !m.inner {
 		m.binary = m.pid
@@ -56,7 +76,7 @@ func (m *cpuMeter) find() bool {
 	first := int64(-1)
 	for _, kid := range childPids(m.pid) {
 		fields := procStat(kid)
-		if len(fields) < 20 {
+		if len(fields) < 20 || fields[0] == "Z" {
 			continue
 		}
 		if start, err := strconv.ParseInt(fields[19], 10, 64); err == nil && (first < 0 || start < first) {

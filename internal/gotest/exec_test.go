@@ -300,7 +300,7 @@ func TestExec_CPULimitStopsABinaryThatSpins(t *testing.T) {
 				t.Fatalf("Run() error = %v", err)
 			}
 			if !res.TimedOut || !res.OverCPU || res.Signal != "killed" {
-				t.Fatalf("TimedOut, OverCPU, Signal = %v, %v, %q; want true, true, killed", res.TimedOut, res.OverCPU, res.Signal)
+				t.Fatalf("TimedOut, OverCPU, Signal = %v, %v, %q; want true, true, killed (CPU %.3fs, %.3fs before the first test, in %.1fs; unfinished %v)", res.TimedOut, res.OverCPU, res.Signal, res.CPU, res.StartCPU, res.Wall, res.Unfinished())
 			}
 			if got := strings.Join(res.Unfinished(), ","); got != "TestSpin" {
 				t.Errorf("Unfinished() = %s, want TestSpin", got)

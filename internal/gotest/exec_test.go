@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,7 +124,7 @@ var fixtureDir string
 
 // built returns an Exec of the fixture module's test binary, running only
 // test.
-func built(t *testing.T, test string) Exec {
+func built(t testing.TB, test string) Exec {
 	t.Helper()
 	fixture.once.Do(func() {
 		dir := filepath.Join(fixtureDir, "m")
@@ -427,4 +428,56 @@ func Example_noOutput() { fmt.Println(Two()) }
 	if got, want := strings.Join(names, ","), "ExampleTwo,FuzzD,Test,TestA,TestB,TestX"; got != want {
 		t.Fatalf("TopLevel() = %s, want %s", got, want)
 	}
+}
+
+// BenchmarkExec_StartToFirstTest measures what a sandbox costs each run of
+// a test binary: the time from Run's call to the first test's start,
+// directly and in a sandbox, as a median over b.N runs (ms-to-first-test)
+// and as the sandbox's ratio to the direct run measured in the same
+// benchmark (isolated/direct).
+func BenchmarkExec_StartToFirstTest(b *testing.B) {
+	direct := median(b, "Direct", nil)
+	if ok, why := sandbox.Available(); !ok {
+		b.Skipf("no sandbox here: %s", why)
+	}
+	spec := sandbox.Default(b.TempDir())
+	isolated := median(b, "Isolated", &spec)
+	if direct > 0 && isolated > 0 {
+		b.Logf("isolated/direct = %.2f (%.1f ms against %.1f ms)", isolated/direct, isolated, direct)
+	}
+}
+
+// median runs the fixture's TestTwo in a sub-benchmark named name, in a
+// sandbox of spec if it is not nil, and returns the median time from Run's
+// call to the first test's start, in milliseconds.
+func median(b *testing.B, name string, spec *sandbox.Spec) float64 {
+	var ms []float64
+	b.Run(name, func(b *testing.B) {
+		e := built(b, "TestTwo")
+		if spec != nil {
+			s := *spec
+			s.ReadOnly = []string{filepath.Dir(e.Binary), e.Dir}
+			e.Isolate = &s
+		}
+		ms = ms[:0]
+		for b.Loop() {
+			var first time.Time
+			e.OnEvent = func(ev Event) {
+				if first.IsZero() && ev.Action == "run" {
+					first = time.Now()
+				}
+			}
+			start := time.Now()
+			if _, err := e.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			ms = append(ms, float64(first.Sub(start).Microseconds())/1000)
+		}
+		slices.Sort(ms)
+		b.ReportMetric(ms[len(ms)/2], "ms-to-first-test")
+	})
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)/2]
 }

@@ -15,6 +15,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// Sandboxes that root starts run their programs as nobody, who
+	// reads the fixture's binary from here.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		panic(err)
+	}
 	fixtureDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -1,20 +1,34 @@
-// Package sandbox runs a program in namespaces of its own, on Linux: a user
-// namespace (so that no privilege is needed), a mount namespace in which
-// every file system is read-only but the directories the run may write,
-// /tmp and /dev/shm are empty and private, and a PID namespace, whose end
-// ends every process the program started, daemons included, and which
-// hides every other process.
+// Package sandbox runs a program in namespaces of its own, on Linux, as a
+// judge system runs untrusted code: the program gets no privilege on the
+// host, sees only what it needs, and leaves nothing behind.
+//
+//   - User: the program runs as an ordinary user (UID, GID) with no
+//     capability and no_new_privs set. On the host it is the user who
+//     started the sandbox, or nobody when that is root: a test binary run
+//     by root, as containers and autograders run it, is not host root.
+//   - Mount: every file system is read-only, nosuid and nodev but the
+//     directories the run may write; /tmp and /dev/shm are empty, private
+//     and of bounded size; /dev holds null, zero, full, random, urandom
+//     and a private pts; /proc is the PID namespace's, with the files
+//     that configure the kernel (/proc/sys and its kin) read-only.
+//   - PID: its end ends every process the program started, daemons
+//     included, and it hides every other process.
+//   - Network: only a loopback interface, up (unless Spec.HostNetwork): a
+//     test that binds a fixed port meets no other run, and reaches
+//     nothing outside.
+//   - IPC and UTS: System V IPC objects and the host name are the run's.
 //
 // The mounts are set up by an init: the calling program itself, started
 // again in the new namespaces, where Init, which its main function (and the
 // TestMain of a test that runs sandboxes) calls first, takes over. It
-// starts the program, in a user namespace nested in its own so that the
-// program cannot undo the mounts, waits for it, reports how it ended, and
-// exits; the kernel then kills whatever else is left in the namespace.
+// starts the program in a user namespace of its own, so that the program
+// has no power over the mounts, waits for it, reports how it ended on a
+// pipe the program cannot reach, and exits; the kernel then kills whatever
+// else is left in the namespace. The init ignores every signal the program
+// can send it.
 //
 // Where namespaces are not available (another system, a container that
-// forbids them), Available says why, and a caller runs the program as it
-// would without this package.
+// forbids them), Available says why.
 package sandbox
 
 import (
@@ -43,7 +57,27 @@ type Spec struct {
 	// and gone when the run ends: the go command's caches, for a test that
 	// runs go. Where the system refuses the layer, they stay read-only.
 	Overlay []string `json:"overlay,omitempty"`
+	// HostNetwork shares the host's network with the run; without it the
+	// run has a network of its own, with only a loopback interface.
+	HostNetwork bool `json:"host_network,omitempty"`
+	// PrivateSize caps the size of each private file system, in bytes;
+	// 0 is DefaultPrivateSize.
+	PrivateSize int64 `json:"private_size,omitempty"`
 }
+
+// DefaultPrivateSize caps the size of a private directory, such as /tmp,
+// when Spec.PrivateSize does not.
+const DefaultPrivateSize = 1 << 30
+
+// The program runs, in its sandbox, as the ordinary user UID of group GID,
+// with no capability. It owns the Writable directories there; on the host
+// it is the user who started the sandbox, or nobody (Nobody) when that is
+// root, who then gives it the Writable directories (chown).
+const (
+	UID    = 1000
+	GID    = 1000
+	Nobody = 65534
+)
 
 // Default returns the spec of a run that writes the directories writable:
 // /tmp and /dev/shm are private.
@@ -60,12 +94,22 @@ type request struct {
 	Path string   `json:"path"` // the program, "" for a probe
 	Args []string `json:"args"` // its arguments, argv[0] included
 	Dir  string   `json:"dir"`
+	// Root says that the init runs as the host's root, in no user
+	// namespace of its own: the program then runs as nobody.
+	Root bool `json:"root,omitempty"`
 }
+
+// probeEnv makes the program that Init starts in a probe (itself) exit 0
+// at once: a probe starts the program as a run does.
+const probeEnv = "MUTATE_SANDBOX_PROBE"
 
 // Init makes the process the init of a sandbox, if it was started as one:
 // it then never returns. Call it first in main, and in the TestMain of a
 // test whose process starts sandboxes.
 func Init() {
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(0)
+	}
 	data, ok := os.LookupEnv(initEnv)
 	if !ok {
 		return

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,12 +31,17 @@ type Cmd struct {
 
 // Command returns the command that runs path with args (without argv[0])
 // in dir with env, in a sandbox of spec.
+//
+// Started by root, the init runs as root in new mount, PID, network, IPC
+// and UTS namespaces, and the program as nobody; started by another user,
+// the init runs in a user namespace of its own too, as that user.
 func Command(spec Spec, dir string, env []string, path string, args ...string) (*Cmd, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(request{Spec: spec, Path: path, Args: append([]string{path}, args...), Dir: dir})
+	root := os.Geteuid() == 0
+	data, err := json.Marshal(request{Spec: spec, Path: path, Args: append([]string{path}, args...), Dir: dir, Root: root})
 	if err != nil {
 		return nil, err
 	}
@@ -47,14 +54,20 @@ func Command(spec Spec, dir string, env []string, path string, args ...string) (
 	cmd := exec.Command(self, "-test.run=^$")
 	cmd.Env = append(env[:len(env):len(env)], initEnv+"="+string(data))
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-		GidMappingsEnableSetgroups: false,
-		Setpgid:                    true,
-		Pdeathsig:                  syscall.SIGKILL,
+	attr := &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
+		Setpgid:    true,
+		Pdeathsig:  syscall.SIGKILL,
 	}
+	if !spec.HostNetwork {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if !root {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	cmd.SysProcAttr = attr
 	return &Cmd{Cmd: cmd, status: r, write: w}, nil
 }
 
@@ -71,9 +84,14 @@ func (c *Cmd) Started() {
 	c.write.Close()
 }
 
+// ErrInitEnded is the error of Status when the init ended without saying
+// how the program ended: it was killed from outside the sandbox, since no
+// process inside can signal it.
+var ErrInitEnded = errors.New("the sandbox's init ended before the program it ran")
+
 // Status returns how the program ended, once the init has exited; an
 // error if the init could not set up the sandbox or start the program, or
-// was killed before the program ended.
+// ErrInitEnded if it was killed before the program ended.
 func (c *Cmd) Status() (Status, error) {
 	defer c.status.Close()
 	data, err := io.ReadAll(c.status)
@@ -86,7 +104,7 @@ func (c *Cmd) Status() (Status, error) {
 	}
 	st, ok := parseStatus(line)
 	if !ok {
-		return Status{}, fmt.Errorf("the sandbox's init ended before the program it ran (%s)", c.ProcessState)
+		return Status{}, fmt.Errorf("%w (%s)", ErrInitEnded, c.ProcessState)
 	}
 	return st, nil
 }
@@ -94,31 +112,49 @@ func (c *Cmd) Status() (Status, error) {
 // runInit sets up the sandbox, runs the program, reports how it ended on
 // the status pipe, and returns the init's exit code.
 func runInit(req request) int {
-	status := os.NewFile(3, "status")
+	// The status pipe, fd 3, moves to a descriptor that the program does
+	// not inherit: what it writes there cannot be taken for the init's
+	// report.
+	fd, err := unix.FcntlInt(3, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: the status pipe: %v\n", err)
+		return initFailed
+	}
+	unix.Close(3)
+	status := os.NewFile(uintptr(fd), "status")
 	fail := func(err error) int {
 		fmt.Fprintf(status, "error %v\n", err)
 		return initFailed
 	}
-	if err := setUp(req.Spec); err != nil {
+	// Every signal is caught, and dropped: the program, in the init's
+	// PID namespace, can signal it, and must not end it. (Caught, not
+	// ignored: the program starts with every signal's default action.)
+	signals := make(chan os.Signal, 16)
+	signal.Notify(signals)
+	go func() {
+		for range signals {
+		}
+	}()
+	if err := setUp(req.Spec, req.Root); err != nil {
 		return fail(err)
 	}
-	if req.Path == "" {
-		fmt.Fprintln(status, Status{})
-		return 0
-	}
-	child := &exec.Cmd{Path: req.Path, Args: req.Args, Dir: req.Dir, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	path, args := req.Path, req.Args
+	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, initEnv+"=") {
-			child.Env = append(child.Env, kv)
+			env = append(env, kv)
 		}
 	}
-	// A user namespace of its own: the program is root there, with no
-	// power over the mounts, which belong to the init's.
-	child.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:                 syscall.CLONE_NEWUSER,
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}},
-		GidMappingsEnableSetgroups: false,
+	if path == "" {
+		// A probe: the init's own program, which exits at once.
+		path, args, env = "/proc/self/exe", []string{"probe"}, append(env, probeEnv+"=1")
+	}
+	child := &exec.Cmd{Path: path, Args: args, Dir: req.Dir, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	child.SysProcAttr = programAttr(req.Root)
+	// Nothing the program runs gains a privilege (a set-user-ID file, a
+	// file capability).
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("no_new_privs: %w", err))
 	}
 	if err := child.Start(); err != nil {
 		return fail(err)
@@ -132,14 +168,59 @@ func runInit(req request) int {
 	return 0
 }
 
-// setUp makes the mounts of spec in the init's mount namespace.
-func setUp(spec Spec) error {
+// programAttr returns how the init starts the program: in a user namespace
+// of its own, as UID and GID, with no supplementary group, mapped to the
+// init's own user (the host user who started the sandbox) or, when the
+// init is the host's root, to nobody. Its user is not root in that
+// namespace, so it runs with no capability; and it has none over the init's
+// namespaces, the mounts among them.
+func programAttr(root bool) *syscall.SysProcAttr {
+	host := 0 // the init's user, in its own user namespace
+	if root {
+		host = Nobody
+	}
+	attr := &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: UID, HostID: host, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: GID, HostID: host, Size: 1}},
+		Credential:  &syscall.Credential{Uid: UID, Gid: GID, Groups: []uint32{}},
+	}
+	if root {
+		// root's supplementary groups are dropped; a user namespace made
+		// without root denies setgroups, and the program keeps the
+		// groups of the user who started it.
+		attr.GidMappingsEnableSetgroups = true
+	} else {
+		attr.Credential.NoSetGroups = true
+	}
+	return attr
+}
+
+// devices are the device files of a sandbox's /dev.
+var devices = []string{"null", "zero", "full", "random", "urandom"}
+
+// protectedProc are the files of /proc that configure the kernel, which
+// stay read-only in a sandbox (as container runtimes keep them).
+var protectedProc = []string{"sys", "sysrq-trigger", "irq", "bus", "fs"}
+
+// setUp makes the sandbox of spec in the init's namespaces; root says that
+// the init is the host's root, and the program will be nobody.
+func setUp(spec Spec, root bool) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
 	}
-	// The directories the run reads and writes, taken aside before the
-	// rest turns read-only and the private directories are covered.
+	size := spec.PrivateSize
+	if size <= 0 {
+		size = DefaultPrivateSize
+	}
+	// The directories the run reads and writes, and the device files,
+	// taken aside before the rest turns read-only and /dev, /tmp and the
+	// other private directories are covered.
 	dirs := slices.Concat(spec.Writable, spec.ReadOnly, spec.Overlay)
+	var covers []string
+	if root {
+		covers = unreachable(dirs, spec.Private)
+	}
 	clones := make([]int, len(dirs))
 	for i, dir := range dirs {
 		fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
@@ -149,22 +230,45 @@ func setUp(spec Spec) error {
 		defer unix.Close(fd)
 		clones[i] = fd
 	}
-	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	devs := map[string]int{}
+	for _, name := range devices {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("take /dev/%s aside: %w", name, err)
+		}
+		defer unix.Close(fd)
+		devs[name] = fd
+	}
+	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro); err != nil {
 		return fmt.Errorf("make / read-only: %w", err)
 	}
+	if err := newDev(devs); err != nil {
+		return err
+	}
+	// What nobody may not enter on the host (root's home, with its
+	// caches) is covered by a directory that holds the run's directories
+	// only.
+	for _, dir := range covers {
+		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
+			return fmt.Errorf("cover %s: %w", dir, err)
+		}
+	}
 	for _, dir := range spec.Private {
+		if slices.ContainsFunc(covers, func(c string) bool { return within(dir, c) }) {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			continue
 		}
-		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		opts := "mode=1777,size=" + strconv.FormatInt(size, 10)
+		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 			return fmt.Errorf("mount a private %s: %w", dir, err)
 		}
 	}
-	// A /proc of the new PID namespace shows its processes only. Some
-	// containers forbid it; the namespace hides the others' processes
-	// from signals all the same.
-	unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	newProc()
 	// The writable ones back in place, then the read-only ones, which may
 	// be within them, and those that get an overlay.
 	for i, dir := range dirs {
@@ -180,26 +284,203 @@ func setUp(spec Spec) error {
 			return fmt.Errorf("put %s back: %w", dir, err)
 		}
 	}
+	for _, dir := range covers {
+		if err := unix.MountSetattr(unix.AT_FDCWD, dir, 0, ro); err != nil {
+			return fmt.Errorf("make %s read-only: %w", dir, err)
+		}
+	}
 	for i, dir := range spec.Overlay {
-		if len(spec.Private) == 0 {
-			return errors.New("an overlay needs a private directory for its layer")
-		}
-		layer := filepath.Join(spec.Private[0], ".sandbox-overlay", strconv.Itoa(i))
-		upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
-		if err := os.MkdirAll(upper, 0o755); err != nil {
+		if err := overlay(spec, i, dir, root); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(work, 0o755); err != nil {
-			return err
+	}
+	if root {
+		for _, dir := range spec.Writable {
+			if err := give(dir, spec.ReadOnly); err != nil {
+				return fmt.Errorf("give %s to the sandbox's user: %w", dir, err)
+			}
 		}
-		// Refused (an old kernel), the directory stays read-only.
-		unix.Mount("overlay", dir, "overlay", 0, "lowerdir="+dir+",upperdir="+upper+",workdir="+work+",userxattr")
+	}
+	if !spec.HostNetwork {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("bring the loopback interface up: %w", err)
+		}
+	}
+	if err := unix.Sethostname([]byte("sandbox")); err != nil {
+		return fmt.Errorf("set the host name: %w", err)
 	}
 	return nil
 }
 
+// newDev mounts a /dev of its own, read-only once made: the device files
+// devs (clones of the host's, by name), the links every program expects,
+// a private pts and an empty shm for a private directory.
+func newDev(devs map[string]int) error {
+	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
+		return fmt.Errorf("mount a private /dev: %w", err)
+	}
+	for _, name := range devices {
+		path := "/dev/" + name
+		if err := os.WriteFile(path, nil, 0o666); err != nil {
+			return err
+		}
+		if err := unix.MoveMount(devs[name], "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("put %s back: %w", path, err)
+		}
+	}
+	links := map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2", "ptmx": "pts/ptmx"}
+	for name, target := range links {
+		if err := os.Symlink(target, "/dev/"+name); err != nil {
+			return err
+		}
+	}
+	for _, dir := range []string{"/dev/pts", "/dev/shm"} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	// A terminal of its own, for a test that needs one; where the
+	// system refuses, there is none.
+	unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/dev", 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fmt.Errorf("make /dev read-only: %w", err)
+	}
+	return nil
+}
+
+// newProc mounts a /proc of the new PID namespace, which shows its
+// processes only, and keeps its files that configure the kernel
+// read-only. Some containers forbid the mount; the host's /proc, read-only
+// then, stays, and the namespace hides the others' processes from signals
+// all the same.
+func newProc() {
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return
+	}
+	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOEXEC}
+	for _, name := range protectedProc {
+		path := "/proc/" + name
+		fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			continue // not on this kernel
+		}
+		if unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, ro) == nil {
+			unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		}
+		unix.Close(fd)
+	}
+}
+
+// overlay mounts the i-th overlaid directory dir of spec: it reads as it
+// is, and its writes go to a layer of the run's, in its first private
+// directory. Refused (an old kernel), the directory stays read-only. When
+// the program runs as nobody (root), the layer holds the directory and its
+// subdirectories already, owned by nobody, so that the program may write
+// in them (a build cache's, one level deep).
+func overlay(spec Spec, i int, dir string, root bool) error {
+	if len(spec.Private) == 0 {
+		return errors.New("an overlay needs a private directory for its layer")
+	}
+	layer := filepath.Join(spec.Private[0], ".sandbox-overlay", strconv.Itoa(i))
+	upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
+	if err := os.MkdirAll(upper, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	opts := "lowerdir=" + dir + ",upperdir=" + upper + ",workdir=" + work
+	if root {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				if err := os.Mkdir(filepath.Join(upper, e.Name()), 0o755); err != nil {
+					return err
+				}
+			}
+		}
+		if err := give(upper, nil); err != nil {
+			return err
+		}
+	} else {
+		opts += ",userxattr" // a user namespace's overlay
+	}
+	unix.Mount("overlay", dir, "overlay", 0, opts)
+	return nil
+}
+
+// unreachable returns the directories that a run of dirs covers when its
+// program is nobody: for each of dirs, the first of its ancestors that
+// others may not enter (root's home, say), unless a private directory
+// covers it already. The directory covering it holds dirs only.
+func unreachable(dirs, private []string) []string {
+	var covers []string
+	for _, dir := range dirs {
+		for a := "/"; ; {
+			rel, err := filepath.Rel(a, dir)
+			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				break
+			}
+			a = filepath.Join(a, strings.Split(rel, string(filepath.Separator))[0])
+			if a == dir || slices.ContainsFunc(private, func(p string) bool { return within(a, p) }) {
+				break
+			}
+			fi, err := os.Stat(a)
+			if err != nil {
+				break
+			}
+			if fi.Mode().Perm()&0o001 == 0 {
+				if !slices.Contains(covers, a) {
+					covers = append(covers, a)
+				}
+				break
+			}
+		}
+	}
+	return covers
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// give makes nobody the owner of everything under dir but what is within
+// keep.
+func give(dir string, keep []string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && slices.Contains(keep, path) {
+			return filepath.SkipDir
+		}
+		return os.Lchown(path, Nobody, Nobody)
+	})
+}
+
+// loopbackUp brings the network namespace's loopback interface up.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
 // Available reports whether programs can run in sandboxes here, and if
-// not, why. It tries once, in a process's life.
+// not, why. It tries once, in a process's life: a sandbox that starts a
+// program as a run does.
 func Available() (bool, string) { return probe() }
 
 var probe = sync.OnceValues(func() (bool, string) {
@@ -220,13 +501,17 @@ var probe = sync.OnceValues(func() (bool, string) {
 	}
 	out.Close()
 	if err != nil {
-		return false, fmt.Sprintf("cannot start a process in new user, mount and PID namespaces: %v", err)
+		return false, fmt.Sprintf("cannot start a process in new mount, PID, network, IPC and UTS namespaces%s: %v", map[bool]string{false: " and a user namespace"}[os.Geteuid() == 0], err)
 	}
-	if _, err := c.Status(); err != nil {
-		if c.ProcessState.ExitCode() != initFailed {
-			return false, "the program does not call sandbox.Init first"
-		}
+	st, err := c.Status()
+	switch {
+	case err != nil && c.ProcessState.ExitCode() != initFailed:
+		return false, "the program does not call sandbox.Init first"
+	case err != nil:
 		return false, err.Error()
+	case st != (Status{}):
+		said, _ := os.ReadFile(filepath.Join(dir, "out"))
+		return false, fmt.Sprintf("the program started in a sandbox ended with %s: %s", st, strings.TrimSpace(string(said)))
 	}
 	return true, ""
 })

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,6 +67,88 @@ func helper(what string) int {
 		fmt.Println(syscall.Kill(pid, syscall.SIGTERM))
 	case "remount":
 		fmt.Println(unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND, ""))
+	case "identity":
+		status, _ := os.ReadFile("/proc/self/status")
+		var caps, nnp string
+		for line := range strings.Lines(string(status)) {
+			if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+				caps = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(line, "NoNewPrivs:"); ok {
+				nnp = strings.TrimSpace(v)
+			}
+		}
+		groups, _ := os.Getgroups()
+		fmt.Printf("uid %d gid %d groups %v caps %s no_new_privs %s\n", os.Getuid(), os.Getgid(), groups, caps, nnp)
+	case "open":
+		// Each of arg's comma-separated paths, opened for writing (w:)
+		// or reading (r:): one line each.
+		for item := range strings.SplitSeq(arg, ",") {
+			mode, path, _ := strings.Cut(item, ":")
+			flag := os.O_RDONLY
+			if mode == "w" {
+				flag = os.O_WRONLY
+			}
+			f, err := os.OpenFile(path, flag, 0)
+			if err == nil {
+				f.Close()
+				fmt.Println(path, "opened")
+				continue
+			}
+			fmt.Println(path, "refused")
+		}
+	case "ls":
+		entries, err := os.ReadDir(arg)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		fmt.Println(strings.Join(names, " "), err)
+	case "net":
+		// Dial arg, then listen on it.
+		c, err := net.Dial("tcp", arg)
+		if err == nil {
+			c.Close()
+		}
+		fmt.Println("dial", err == nil)
+		l, err := net.Listen("tcp", arg)
+		if err == nil {
+			l.Close()
+		}
+		fmt.Println("listen", err)
+	case "hostname":
+		fmt.Println(os.Hostname())
+	case "shm":
+		// A System V segment of key arg, left behind.
+		key, _ := strconv.Atoi(arg)
+		_, err := unix.SysvShmGet(key, 1<<20, unix.IPC_CREAT|0o600)
+		fmt.Println(err)
+	case "status-pipe":
+		// What the init's status pipe would take, written where it was.
+		_, err := syscall.Write(3, []byte("error forged\nsignal segmentation fault\n"))
+		fmt.Println(err != nil)
+		return 7
+	case "signal-init":
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGKILL} {
+			syscall.Kill(1, sig) // refused when the init is root's
+		}
+		time.Sleep(100 * time.Millisecond)
+		fmt.Println("alive")
+	case "fill":
+		// Writes to the file arg until the disk is full, 1 MiB at a time.
+		f, err := os.Create(arg)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		chunk := make([]byte, 1<<20)
+		n := 0
+		for ; n < 64; n++ {
+			if _, err = f.Write(chunk); err != nil {
+				break
+			}
+		}
+		fmt.Println(n, errors.Is(err, syscall.ENOSPC))
 	}
 	return 0
 }
@@ -226,4 +309,178 @@ func sleepers(t *testing.T) int {
 		}
 	}
 	return n
+}
+
+// The program is an ordinary user: not root, with no capability, no
+// supplementary group of root's, and no way to gain a privilege.
+func TestSandbox_ProgramRunsAsAnOrdinaryUserWithNoCapability(t *testing.T) {
+	out, _ := run(t, Default(t.TempDir()), "identity", "")
+	want := fmt.Sprintf("uid %d gid %d groups [] caps 0000000000000000 no_new_privs 1", UID, GID)
+	if os.Geteuid() != 0 {
+		// A user namespace made without root cannot drop groups: the
+		// program keeps those of the user who started it, which it may
+		// have anyway.
+		want = fmt.Sprintf("uid %d gid %d groups ", UID, GID)
+		if !strings.HasPrefix(out, want) || !strings.HasSuffix(out, " caps 0000000000000000 no_new_privs 1") {
+			t.Fatalf("identity: %s, want %s... caps 0000000000000000 no_new_privs 1", out, want)
+		}
+		return
+	}
+	if out != want {
+		t.Fatalf("identity: %s, want %s", out, want)
+	}
+}
+
+// Nothing that configures the kernel, logs to it, or belongs to root is
+// within reach, even when root started the sandbox.
+func TestSandbox_KernelFilesAreOutOfReach(t *testing.T) {
+	paths := []string{
+		"w:/proc/sys/kernel/core_pattern", "w:/proc/sys/kernel/domainname", "w:/proc/sys/vm/drop_caches",
+		"w:/proc/sysrq-trigger", "w:/dev/kmsg", "w:/dev/loop7", "w:/dev/tty1", "w:/dev/mem", "r:/etc/shadow",
+	}
+	out, _ := run(t, Default(t.TempDir()), "open", strings.Join(paths, ","))
+	for line := range strings.Lines(out) {
+		if strings.HasSuffix(strings.TrimSpace(line), " opened") {
+			t.Errorf("%s, want it refused", strings.TrimSpace(line))
+		}
+	}
+	if n := strings.Count(out, " refused"); n != len(paths) {
+		t.Errorf("open: %d refused, want %d:\n%s", n, len(paths), out)
+	}
+}
+
+// /dev holds the device files every program uses, and no other.
+func TestSandbox_DevHoldsOnlyTheBasicDevices(t *testing.T) {
+	if out, _ := run(t, Default(t.TempDir()), "ls", "/dev"); out != "fd full null ptmx pts random shm stderr stdin stdout urandom zero <nil>" {
+		t.Errorf("ls /dev: %s", out)
+	}
+	if out, _ := run(t, Default(t.TempDir()), "open", "w:/dev/null,r:/dev/urandom,r:/dev/zero"); strings.Count(out, " opened") != 3 {
+		t.Errorf("open: %s, want all three opened", out)
+	}
+}
+
+// The network is the run's own: a port the host holds is free inside, and
+// the host's listener cannot be reached; with HostNetwork it can.
+func TestSandbox_NetworkIsItsOwn(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	addr := l.Addr().String()
+	if out, _ := run(t, Default(t.TempDir()), "net", addr); out != "dial false\nlisten <nil>" {
+		t.Errorf("dial and listen on %s, the host's: %q, want the dial refused and the port free", addr, out)
+	}
+	spec := Default(t.TempDir())
+	spec.HostNetwork = true
+	if out, _ := run(t, spec, "net", addr); !strings.HasPrefix(out, "dial true\nlisten listen tcp "+addr+": bind: address already in use") {
+		t.Errorf("dial and listen on %s with the host's network: %q, want the dial through and the port taken", addr, out)
+	}
+}
+
+// The host name and System V IPC objects are the run's own: a segment it
+// leaves is gone with it.
+func TestSandbox_HostNameAndIPCAreItsOwn(t *testing.T) {
+	if out, _ := run(t, Default(t.TempDir()), "hostname", ""); out != "sandbox <nil>" {
+		t.Errorf("hostname: %s, want sandbox", out)
+	}
+	key := 0x4d550000 + os.Getpid()%0xffff
+	if out, _ := run(t, Default(t.TempDir()), "shm", strconv.Itoa(key)); out != "<nil>" {
+		t.Fatalf("shmget: %s", out)
+	}
+	data, err := os.ReadFile("/proc/sysvipc/shm")
+	if err != nil {
+		t.Skipf("no /proc/sysvipc/shm here: %v", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == strconv.Itoa(key) {
+			t.Errorf("the segment of key %d is on the host after the run: %s", key, line)
+		}
+	}
+}
+
+// The program cannot write the init's report: what it writes where the
+// status pipe was is not how it ended.
+func TestSandbox_StatusPipeIsOutOfReach(t *testing.T) {
+	if out, st := run(t, Default(t.TempDir()), "status-pipe", ""); st != (Status{Code: 7}) || out != "true" {
+		t.Errorf("Status() = %v, output %q; want exit 7, and the write refused", st, out)
+	}
+}
+
+// A signal the program sends the init is dropped: the run goes on.
+func TestSandbox_SignalsToTheInitAreDropped(t *testing.T) {
+	if out, st := run(t, Default(t.TempDir()), "signal-init", ""); st != (Status{}) || out != "alive" {
+		t.Errorf("Status() = %v, output %q; want exit 0, alive", st, out)
+	}
+}
+
+// A private directory is bounded: past its size, a write fails.
+func TestSandbox_PrivateDirectoriesAreBounded(t *testing.T) {
+	spec := Default(t.TempDir())
+	spec.PrivateSize = 4 << 20
+	if out, _ := run(t, spec, "fill", "/tmp/big"); out != "4 true" {
+		t.Errorf("filling /tmp of 4 MiB: %s, want 4 MiB written, then no space left", out)
+	}
+}
+
+// asNobodyEnv marks the test binary that TestSandbox_AsAnOrdinaryUser runs.
+const asNobodyEnv = "SANDBOX_TEST_AS_NOBODY"
+
+// What holds when root starts a sandbox holds when an ordinary user does:
+// run as root, the tests run again as nobody.
+func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
+	if os.Geteuid() != 0 || os.Getenv(asNobodyEnv) != "" {
+		t.Skip("runs the tests as nobody when run as root")
+	}
+	if ok, why := Available(); !ok {
+		t.Skipf("no sandbox here: %s", why)
+	}
+	// A copy of the test binary that nobody may run, in a directory of
+	// nobody's own.
+	dir, err := os.MkdirTemp("", "sandbox-as-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin", "sandbox.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(tmp, Nobody, Nobody); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestSandbox_", "-test.v")
+	cmd.Env = append(os.Environ(), asNobodyEnv+"=1", "TMPDIR="+tmp, "HOME="+tmp)
+	cmd.Dir = tmp
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: Nobody, Gid: Nobody, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the tests as nobody: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "--- PASS: TestSandbox_"); n < 10 {
+		t.Errorf("the tests as nobody: %d passed, want every test but this one:\n%s", n, out)
+	}
 }

@@ -6,9 +6,11 @@ require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/chromedp/chromedp v0.23.1
+	github.com/dustin/go-humanize v1.1.0
 	github.com/go-toolsmith/astcopy v1.1.0
 	github.com/go-toolsmith/astequal v1.2.0
 	github.com/goccy/go-yaml v1.19.2
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/sync v0.24.0
@@ -20,7 +22,6 @@ require (
 
 require (
 	github.com/chromedp/cdproto v0.160.1 // indirect
-	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/go-cmp v0.6.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

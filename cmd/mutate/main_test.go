@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,8 @@ func TestScripts(t *testing.T) {
 			"sleep":        cmdSleep,
 			"limits":       cmdLimits,
 			"minimalset":   cmdMinimalSet,
+			"holdport":     cmdHoldport,
+			"noshm":        cmdNoshm,
 		},
 	})
 }
@@ -547,4 +550,42 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// holdport ADDR... listens on each address, as the host, until the script
+// ends, and answers every connection with "host".
+func cmdHoldport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: holdport ADDR...")
+	}
+	for _, addr := range args {
+		l, err := net.Listen("tcp", addr)
+		ts.Check(err)
+		ts.Defer(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("host\n"))
+				c.Close()
+			}
+		}()
+	}
+}
+
+// noshm KEY fails if a System V shared memory segment of KEY (decimal)
+// exists on the host.
+func cmdNoshm(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noshm KEY")
+	}
+	data, err := os.ReadFile("/proc/sysvipc/shm")
+	ts.Check(err)
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == args[0] {
+			ts.Fatalf("a segment of key %s is on the host: %s", args[0], line)
+		}
+	}
 }

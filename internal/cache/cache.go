@@ -278,8 +278,9 @@ func LoadMutant(key string) (report.Mutant, bool) {
 
 // StoreMutant keeps the result of the mutant of key, if it is confirmed
 // and complete: a timeout (it can come from a loaded machine rather than
-// from the mutant), a partial set of failing tests, or a run that saw a
-// flaky test is not kept, and runs again next time.
+// from the mutant), a run stopped at its memory limit (which follows from
+// the baseline's peak), a partial set of failing tests, or a run that saw
+// a flaky test is not kept, and runs again next time.
 func StoreMutant(key string, m report.Mutant) error {
 	if !Keepable(m) {
 		return nil
@@ -289,7 +290,7 @@ func StoreMutant(key string, m report.Mutant) error {
 
 // Keepable reports whether the result m may be kept in the cache.
 func Keepable(m report.Mutant) bool {
-	return m.Status != report.Timeout && m.Status != report.Flaky && !m.Partial && len(m.FlakyTests) == 0
+	return m.Status != report.Timeout && m.Status != report.OutOfMemory && m.Status != report.Flaky && !m.Partial && len(m.FlakyTests) == 0
 }
 
 // LoadBaseline returns the baseline stored under key, if there is one.

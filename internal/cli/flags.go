@@ -6,15 +6,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // newFlagSet returns the flag set of a command, whose usage is "Usage:
@@ -175,6 +179,49 @@ type runFlags struct {
 	quiet   bool
 	full    bool
 	noTCE   bool
+	sandboxFlags
+}
+
+// sandboxFlags are the flags of every command that runs test binaries:
+// how their sandboxes bound them.
+type sandboxFlags struct {
+	memory  memoryFlag
+	network bool
+	// noSandbox runs the test binaries without namespaces.
+	noSandbox bool
+}
+
+func (sf *sandboxFlags) register(fs *flag.FlagSet) {
+	fs.Var(&sf.memory, "memory", fmt.Sprintf("limit of what one test binary, with what it starts, may hold in memory: a `size` such as 2GiB, or off (default: %d× the baseline's peak, at least %s; Linux only)", harness.MemoryFactor, text.Bytes(harness.MemoryFloor)))
+	fs.BoolVar(&sf.network, "network", false, "let test binaries use the host's network (default: each has a network of its own with only a loopback interface)")
+	fs.BoolVar(&sf.noSandbox, "no-sandbox", false, "run test binaries without namespaces, as you (reduced isolation, nothing cached; needed where there are none: another system than Linux, a container that forbids them)")
+}
+
+// memoryFlag is a size in bytes, such as 2GiB or 512MB; off is -1, and
+// unset 0.
+type memoryFlag int64
+
+func (m *memoryFlag) String() string {
+	switch {
+	case *m < 0:
+		return "off"
+	case *m == 0:
+		return ""
+	}
+	return text.Bytes(int64(*m))
+}
+
+func (m *memoryFlag) Set(v string) error {
+	if v == "off" || v == "0" {
+		*m = -1
+		return nil
+	}
+	n, err := humanize.ParseBytes(v)
+	if err != nil || n == 0 || n > math.MaxInt64 {
+		return fmt.Errorf("want a size such as 2GiB or 512MiB, or off")
+	}
+	*m = memoryFlag(n)
+	return nil
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -190,6 +237,7 @@ func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
 	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
+	rf.sandboxFlags.register(fs)
 	fs.BoolVar(&rf.noTCE, "no-tce", false, "do not compile the generated mutants to find those the compiler makes equivalent to the code or to each other (with -full, every mutant before the run; else those no test killed, after it)")
 }
 
@@ -210,6 +258,7 @@ func (rf *runFlags) check() error {
 func (rf *runFlags) options(pr *progress.Reporter) harness.Options {
 	return harness.Options{
 		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, NoTCE: rf.noTCE, Progress: pr,
+		Memory: int64(rf.memory), Network: rf.network, NoSandbox: rf.noSandbox,
 	}
 }
 

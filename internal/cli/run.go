@@ -31,12 +31,15 @@ not reproduce is flaky: named, never a kill, never cached. A mutant whose only
 failures were flaky runs once more, and is flaky if again none reproduces.
 
 Every test binary runs in a private copy of its package directory, with a
-HOME and TMPDIR of its own, and on Linux in namespaces of its own: a private
-/tmp, everything else read-only, its processes ended with it and blind to
-others (MUTATE_NO_NAMESPACES=1 goes without). The source tree is checked
-after every run, and the reference runs again after the mutants: a change
-stops the run (exit 2). Results are cached: an unchanged tree is answered at
-once (-no-cache runs again).
+HOME and TMPDIR of its own, in a sandbox (Linux namespaces): as an ordinary
+user with no privilege on the host, even when mutate runs as root; a private
+/tmp and everything else read-only; a network of its own with only loopback
+(-network shares the host's); its memory bounded (-memory); its processes
+ended with it and blind to others. Where there are no namespaces, a run
+refuses: -no-sandbox runs without (reduced isolation, nothing cached). The
+source tree is checked after every run, and the reference runs again after
+the mutants: a change stops the run (exit 2). Results are cached: an
+unchanged tree is answered at once (-no-cache runs again).
 
 ` + text.Wrap("Exit codes: "+report.ExitHelp("run"), 78, "")
 

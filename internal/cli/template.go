@@ -25,6 +25,7 @@ func template(ctx context.Context, c *call, args []string) error {
 	var rf runFlags
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run the suite even if the names of its tests are cached")
 	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
+	rf.sandboxFlags.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}

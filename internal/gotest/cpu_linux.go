@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // cpuMetered says that a running binary's CPU time can be read here.
@@ -125,4 +128,70 @@ func procStat(pid int) []string {
 	// pid (comm) state ...; comm may hold spaces and ')'.
 	s := string(stat)
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+}
+
+// memoryMetered says that the memory of a running binary can be read
+// here: Exec.Memory is enforced.
+const memoryMetered = true
+
+// memory returns the memory that the processes under pid hold, pid itself
+// included unless it is a sandbox's init: the sum of their anonymous and
+// shared resident memory, as /proc/PID/status counts it (file pages, such
+// as the binary's code, are the page cache's). A process that ends while
+// it is read counts as what was read of it.
+func (m *cpuMeter) memory() int64 {
+	var sum int64
+	var walk func(pid int, self bool)
+	walk = func(pid int, self bool) {
+		if self {
+			sum += residentMemory(pid)
+		}
+		for _, kid := range childPids(pid) {
+			walk(kid, true)
+		}
+	}
+	walk(m.pid, !m.inner)
+	return sum
+}
+
+// residentMemory returns the anonymous and shared resident memory of
+// process pid, in bytes; 0 if it is gone.
+func residentMemory(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	var kib int64
+	for line := range strings.Lines(string(data)) {
+		name, rest, _ := strings.Cut(line, ":")
+		if name != "RssAnon" && name != "RssShmem" {
+			continue
+		}
+		if f := strings.Fields(rest); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			kib += n
+		}
+	}
+	return kib << 10
+}
+
+// MachineMemory returns the machine's memory, in bytes.
+func MachineMemory() int64 {
+	var info unix.Sysinfo_t
+	if err := unix.Sysinfo(&info); err != nil {
+		return 0
+	}
+	return int64(info.Totalram) * int64(info.Unit)
+}
+
+// maxResident returns the largest resident memory, in bytes, of the
+// process of ps and of the processes it waited for; 0 if unknown.
+func maxResident(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss << 10
+	}
+	return 0
 }

@@ -2,7 +2,10 @@
 
 package gotest
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // cpuMetered says that a running binary's CPU time cannot be read here:
 // Exec.CPULimit is ignored.
@@ -14,3 +17,14 @@ type cpuMeter struct {
 }
 
 func (*cpuMeter) used() (time.Duration, bool) { return 0, false }
+
+// memoryMetered says that the memory of a running binary cannot be read
+// here: Exec.Memory is ignored.
+const memoryMetered = false
+
+func (*cpuMeter) memory() int64 { return 0 }
+
+// MachineMemory returns 0: a binary's memory is not limited here.
+func MachineMemory() int64 { return 0 }
+
+func maxResident(*os.ProcessState) int64 { return 0 }

@@ -63,6 +63,11 @@ type Exec struct {
 	// Linux only, elsewhere it is ignored. Unlike Timeout, a machine's
 	// load does not bring a run nearer to it.
 	CPULimit time.Duration
+	// Memory, if set, kills the binary once it, with every process it
+	// started, holds more than this many bytes of memory (anonymous and
+	// shared, read as often as the CPU time): Result.OverMemory. On
+	// Linux only, elsewhere it is ignored.
+	Memory int64
 	// OnEvent, if set, is called with each event as it arrives, from one
 	// goroutine.
 	OnEvent func(Event)
@@ -72,9 +77,11 @@ type Exec struct {
 	// sandbox.Available.
 	Isolate *sandbox.Spec
 	// Finished, if set, is a file that does not exist yet, where the
-	// testing package writes a profile once its run is over (after every
-	// test, and TestMain's return): Result.Finished says whether it did,
-	// which a forged "PASS" followed by an exit cannot fake.
+	// testing package writes a memory profile once its run is over (after
+	// every test, and TestMain's return): Result.Finished says whether it
+	// did. The profile must be a heap profile of the sampling rate that
+	// this run alone was given (see finished): a file the code under test
+	// merely creates, after printing "PASS" and exiting, is not one.
 	Finished string
 }
 
@@ -113,8 +120,9 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 	}
 
 	args := append([]string{"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}, e.Args...)
+	rate := finishedRate()
 	if e.Finished != "" {
-		args = append(args, "-test.memprofile="+e.Finished)
+		args = append(args, "-test.memprofile="+e.Finished, "-test.memprofilerate="+strconv.Itoa(rate))
 	}
 	token := strconv.FormatInt(runs.Add(1), 10) + "-" + strconv.Itoa(os.Getpid())
 	env := append(append(os.Environ(), e.Env...), RunEnv+"="+token)
@@ -189,14 +197,17 @@ func (e Exec) Run(ctx context.Context) (*Result, error) {
 		deadline = t.C
 	}
 	var tick <-chan time.Time
-	if e.CPULimit > 0 && cpuMetered {
+	if e.CPULimit > 0 && cpuMetered || e.Memory > 0 && memoryMetered {
 		t := time.NewTicker(cpuPoll)
 		defer t.Stop()
 		tick = t.C
 	}
 	meter := cpuMeter{pid: bin.Process.Pid, inner: box != nil}
-	timedOut, overCPU := false, false
-	var used time.Duration // as last read
+	timedOut, overCPU, overMemory := false, false, false
+	var (
+		used time.Duration // as last read
+		peak int64
+	)
 watch:
 	for {
 		select {
@@ -208,6 +219,17 @@ watch:
 		case <-ctx.Done():
 			break watch
 		case <-tick:
+			if e.Memory > 0 {
+				if held := meter.memory(); held > peak {
+					if peak = held; peak > e.Memory {
+						timedOut, overMemory = true, true
+						break watch
+					}
+				}
+			}
+			if e.CPULimit <= 0 {
+				continue
+			}
 			if now, ok := meter.used(); ok {
 				if used = now; used > e.CPULimit {
 					timedOut, overCPU = true, true
@@ -249,7 +271,10 @@ watch:
 		return nil, fmt.Errorf("test2json: %v: %s", convWaitErr, strings.TrimSpace(convErr.String()))
 	}
 	res := p.result()
-	res.Wall, res.TimedOut, res.OverCPU = wall.Seconds(), timedOut, overCPU
+	res.Wall, res.TimedOut, res.OverCPU, res.OverMemory = wall.Seconds(), timedOut, overCPU, overMemory
+	// What the kernel saw of the biggest process (the binary, which the
+	// init waited for), should it have ended before a reading.
+	res.PeakMemory = max(peak, maxResident(bin.ProcessState))
 	res.StartCPU = first.cpu.Seconds()
 	if bin.ProcessState != nil {
 		res.CPU = (bin.ProcessState.UserTime() + bin.ProcessState.SystemTime()).Seconds()
@@ -265,7 +290,15 @@ watch:
 		switch {
 		case err == nil:
 			res.ExitCode, res.Signal = st.Code, st.Signal
-		case !timedOut:
+		case timedOut:
+		case errors.Is(err, sandbox.ErrInitEnded):
+			// Killed from outside: a fact about this run, not a
+			// failure of the harness.
+			res.Lost = err.Error()
+			if res.ExitCode >= 0 {
+				res.ExitCode, res.Signal = -1, "killed"
+			}
+		default:
 			return nil, fmt.Errorf("%s in a sandbox: %w", e.Binary, err)
 		}
 	}
@@ -273,8 +306,7 @@ watch:
 		return nil, fmt.Errorf("%s: %w", e.Binary, waitErr)
 	}
 	if e.Finished != "" {
-		_, err := os.Stat(e.Finished)
-		res.Finished = err == nil
+		res.Finished = finished(e.Finished, rate)
 		os.Remove(e.Finished)
 	}
 	return res, nil

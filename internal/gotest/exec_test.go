@@ -41,6 +41,8 @@ func writeModule(t *testing.T, test string) string {
 const fixtureTests = `package m
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -102,6 +104,40 @@ func TestLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(os.Getenv("PID_FILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+}
+
+// TestForge creates the file the testing package writes its memory
+// profile to at the end (the flag's value), prints the framing of a
+// pass, and exits 0 (as os.Exit would not: -test.paniconexit0), as code
+// under test could.
+func TestForge(t *testing.T) {
+	if f := flag.Lookup("test.memprofile"); f != nil && f.Value.String() != "" {
+		os.WriteFile(f.Value.String(), []byte("forged"), 0o644)
+	}
+	fmt.Print("\x16--- PASS: TestForge (0.00s)\n\x16PASS\n")
+	syscall.Exit(0)
+}
+
+// TestHoard holds $HOARD MiB of memory, written 32 MiB at a time, for
+// $HOLD (an hour by default).
+func TestHoard(t *testing.T) {
+	mib, _ := strconv.Atoi(os.Getenv("HOARD"))
+	var held [][]byte
+	for len(held)*32 < mib {
+		chunk := make([]byte, 32<<20)
+		for i := 0; i < len(chunk); i += 4096 {
+			chunk[i] = 1
+		}
+		held = append(held, chunk)
+	}
+	hold, err := time.ParseDuration(os.Getenv("HOLD"))
+	if err != nil {
+		hold = time.Hour
+	}
+	time.Sleep(hold)
+	if len(held) != (mib+31)/32 {
+		t.Fatal("lost a chunk")
+	}
 }
 
 func init() {
@@ -186,8 +222,31 @@ func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
 	if res.Passed || res.ExitCode != 1 || strings.Join(res.Failed(), ",") != "TestTwo,TestTwo/sub" {
 		t.Fatalf("Run(BREAK) passed %v, exit %d, failed %v; want TestTwo and TestTwo/sub to fail", res.Passed, res.ExitCode, res.Failed())
 	}
-	if got, want := res.Message("TestTwo/sub"), "m_test.go:21: Two() = 2, broken"; got != want {
+	if got, want := res.Message("TestTwo/sub"), "m_test.go:23: Two() = 2, broken"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
+	}
+}
+
+// A run that the testing package finished says so; one whose code wrote
+// the report of a pass, created the file of the profile the testing
+// package writes at its end, and exited, did not finish.
+func TestExec_FinishedOnlyWhenTheTestingPackageFinished(t *testing.T) {
+	for _, tc := range []struct {
+		test string
+		want bool
+	}{{"TestTwo", true}, {"TestForge", false}} {
+		e := built(t, tc.test)
+		e.Finished = filepath.Join(t.TempDir(), "finished.prof")
+		res, err := e.Run(t.Context())
+		if err != nil {
+			t.Fatalf("Run(%s) error = %v", tc.test, err)
+		}
+		if !res.Passed || res.ExitCode != 0 || res.Finished != tc.want {
+			t.Errorf("Run(%s): passed %v, exit %d, finished %v; want a pass, exit 0, finished %v", tc.test, res.Passed, res.ExitCode, res.Finished, tc.want)
+		}
+		if _, err := os.Stat(e.Finished); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Run(%s) left the profile behind: %v", tc.test, err)
+		}
 	}
 }
 
@@ -310,6 +369,56 @@ func TestExec_CPULimitStopsABinaryThatSpins(t *testing.T) {
 				t.Errorf("CPU = %.3fs, want at least the limit, 0.3s", res.CPU)
 			}
 		})
+	}
+}
+
+// A binary that, with what it started, holds more memory than its limit
+// is stopped, in a sandbox too: a mutant that allocates without end takes
+// no more than its share of the machine.
+func TestExec_MemoryLimitStopsABinaryThatHoards(t *testing.T) {
+	if !memoryMetered {
+		t.Skip("a running binary's memory is read on Linux only")
+	}
+	for _, isolated := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Direct", true: "Isolated"}[isolated], func(t *testing.T) {
+			e := built(t, "TestHoard")
+			if isolated {
+				e.Isolate = fixtureSandbox(t, e)
+			}
+			e.Env = []string{"HOARD=4096"}
+			e.Memory, e.Timeout = 128<<20, time.Minute
+			res, err := e.Run(t.Context())
+			if err != nil {
+				t.Fatalf("Run() error = %v", err)
+			}
+			if !res.TimedOut || !res.OverMemory || res.OverCPU || res.Signal != "killed" {
+				t.Fatalf("TimedOut, OverMemory, OverCPU, Signal = %v, %v, %v, %q; want true, true, false, killed (peak %d MiB, in %.1fs)", res.TimedOut, res.OverMemory, res.OverCPU, res.Signal, res.PeakMemory>>20, res.Wall)
+			}
+			if res.PeakMemory <= e.Memory {
+				t.Errorf("PeakMemory = %d, want more than the limit, %d", res.PeakMemory, e.Memory)
+			}
+			if got := strings.Join(res.Unfinished(), ","); got != "TestHoard" {
+				t.Errorf("Unfinished() = %s, want TestHoard", got)
+			}
+		})
+	}
+}
+
+// Under its limit, a binary runs to its end, and the most memory it held
+// is recorded: the limits of later runs derive from the baseline's.
+func TestExec_RecordsThePeakMemory(t *testing.T) {
+	if !memoryMetered {
+		t.Skip("a running binary's memory is read on Linux only")
+	}
+	e := built(t, "TestHoard")
+	e.Env = []string{"HOARD=64", "HOLD=1s"}
+	e.Memory = 1 << 30
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.Passed || res.OverMemory || res.PeakMemory < 64<<20 || res.PeakMemory > 512<<20 {
+		t.Fatalf("Run() passed %v, over memory %v, peak %d MiB; want a pass that held 64 MiB or a little more", res.Passed, res.OverMemory, res.PeakMemory>>20)
 	}
 }
 

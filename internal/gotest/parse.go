@@ -100,8 +100,18 @@ type Result struct {
 	Signal   string  // the signal that ended it, if any
 	Wall     float64 // seconds from start to exit, as measured here
 	Idle     float64 // seconds from its last event (or its start) to its end
-	TimedOut bool    // the harness's deadline, or CPU limit, fired and killed it
-	OverCPU  bool    // it was the CPU limit (Exec.CPULimit)
+	// TimedOut says that a limit stopped it: its deadline, its CPU limit
+	// (OverCPU) or its memory limit (OverMemory).
+	TimedOut   bool
+	OverCPU    bool // it was the CPU limit (Exec.CPULimit)
+	OverMemory bool // it was the memory limit (Exec.Memory)
+	// PeakMemory is the most memory, in bytes, that the binary and the
+	// processes it started held at one reading (Linux only, and when
+	// Exec.Memory is set).
+	PeakMemory int64
+	// Lost says why how the binary ended is not known, when it is not:
+	// its sandbox's init was killed from outside.
+	Lost string
 	// CPU is the CPU time, in seconds, of the binary and of the processes
 	// it waited for (of the sandbox's init, which waits for the binary,
 	// when isolated); of a run that was killed, at least what it was when

@@ -18,14 +18,18 @@ import (
 // BaselineError is returned when the unmutated suite does not pass: no
 // mutant can be judged against a red or flaky baseline.
 type BaselineError struct {
-	Package     string
-	Flaky       bool              // the two runs disagreed
-	TimedOut    bool              // the first run did not end within its limit
-	NoTests     bool              // the suite passed, but no test ran
-	Failed      []string          // tests that failed in the first run
-	Messages    map[string]string // their messages
-	Output      string            // what the test binary printed outside any test
-	BuildOutput string            // when the package does not build
+	Package    string
+	Flaky      bool  // the two runs disagreed
+	TimedOut   bool  // the first run did not end within its limit
+	OverMemory int64 // the first run held more than this memory limit, in bytes
+	// NeedsNetwork says that the failing tests pass with the host's
+	// network, which the sandboxes do not give without -network.
+	NeedsNetwork bool
+	NoTests      bool              // the suite passed, but no test ran
+	Failed       []string          // tests that failed in the first run
+	Messages     map[string]string // their messages
+	Output       string            // what the test binary printed outside any test
+	BuildOutput  string            // when the package does not build
 }
 
 func (e *BaselineError) Error() string {
@@ -35,6 +39,8 @@ func (e *BaselineError) Error() string {
 		fmt.Fprintf(&b, "the unmutated package %s does not build:\n%s", e.Package, strings.TrimRight(e.BuildOutput, "\n"))
 	case e.NoTests:
 		fmt.Fprintf(&b, "no test of %s ran: with no test, no mutant could ever be killed", e.Package)
+	case e.OverMemory > 0:
+		fmt.Fprintf(&b, "the unmutated suite of %s held more memory than its limit, %s; raise -memory. Running when it was stopped:", e.Package, text.Bytes(e.OverMemory))
 	case e.TimedOut:
 		fmt.Fprintf(&b, "the unmutated suite of %s did not finish within its limit; raise -timeout or fix the hang. Running when it was stopped:", e.Package)
 	case e.Flaky:
@@ -50,6 +56,9 @@ func (e *BaselineError) Error() string {
 	}
 	if len(e.Failed) == 0 && e.Output != "" && e.BuildOutput == "" {
 		fmt.Fprintf(&b, " no test, but the test binary said:\n%s", text.Indent(e.Output, "      "))
+	}
+	if e.NeedsNetwork {
+		b.WriteString("\nThey pass with the host's network: each test binary has a network of its own, with only a loopback interface; -network lets them use the host's.")
 	}
 	return b.String()
 }
@@ -89,6 +98,13 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	}
 	pr := cfg.Progress
 	pr.Printf("baseline %s: %s passed (%.1fs)", p.Target.Rel, text.Count(len(res.Tests), "test", "tests"), res.Wall)
+	// The memory limit of the runs to come follows from what the
+	// reference held.
+	peak := res.PeakMemory
+	if sb != nil && sb.inactive != nil {
+		peak = max(peak, sb.inactive.PeakMemory)
+	}
+	p.memory = memoryLimit(cfg.Options, peak)
 	b := &Baseline{Result: res, Wall: seconds(res.Wall), plain: bin, switched: sb, invalid: invalid, refs: newReferences(p, cfg)}
 	// The baseline is the plain build's run of the whole suite.
 	b.refs.set(bin, nil, res)
@@ -245,7 +261,11 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 		return nil, err
 	}
 	if res.TimedOut {
-		return nil, &BaselineError{Package: p.Target.Rel, TimedOut: true, Failed: res.Unfinished()}
+		e := &BaselineError{Package: p.Target.Rel, TimedOut: true, Failed: res.Unfinished()}
+		if res.OverMemory {
+			e.OverMemory = p.memory
+		}
+		return nil, e
 	}
 	if passed(res) {
 		if len(res.TopLevel()) == 0 {
@@ -260,7 +280,27 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 	}
 	e := flakyError(p.Target.Rel, res)
 	e.Flaky = passed(again) || !slices.Equal(again.Failed(), e.Failed)
+	if !e.Flaky && p.isolated && !cfg.Network && len(e.Failed) > 0 {
+		// Red in a sandbox: is it for want of the network?
+		cfg.Network = true
+		withNet, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "baseline-network"), nil, []string{runOnly(topLevels(e.Failed))}, limits{wall: baselineTimeout(cfg)}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		e.NeedsNetwork = passed(withNet)
+	}
 	return nil, e
+}
+
+// topLevels returns the top-level tests of names, each once, in order.
+func topLevels(names []string) []string {
+	var tops []string
+	for _, name := range names {
+		if top := topLevel(name); !slices.Contains(tops, top) {
+			tops = append(tops, top)
+		}
+	}
+	return tops
 }
 
 func seconds(s float64) time.Duration {

@@ -89,7 +89,8 @@ func keptRoot() string {
 // overlaid is kept; "" if nowhere.
 func (p *prepared) keptPath(files map[string][]byte) string {
 	root := keptRoot()
-	if root == "" {
+	if root == "" || !p.isolated {
+		// What a run without sandboxes builds, its tests could replace.
 		return ""
 	}
 	h := sha256.New()
@@ -112,8 +113,17 @@ func (p *prepared) keptPath(files map[string][]byte) string {
 // available, the binary runs in its own (see package sandbox): the sandbox
 // and the coverage file's directory are all it can write, the bin
 // directory is read-only, /tmp and /dev/shm are its own, and its end is
-// the end of everything it started.
+// the end of everything it started. A run whose sandbox's init was killed
+// from outside says nothing of the binary, and runs once more.
 func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	res, err := p.execOnce(ctx, cfg, bin, dir, env, args, lim, onEvent)
+	if err == nil && res.Lost != "" && ctx.Err() == nil {
+		return p.execOnce(ctx, cfg, bin, dir, env, args, lim, onEvent)
+	}
+	return res, err
+}
+
+func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
 	sb, err := p.newSandbox(dir)
 	if err != nil {
 		return nil, err
@@ -126,14 +136,21 @@ func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, a
 	e := gotest.Exec{
 		Test2JSON: p.test2json, Binary: link, Dir: sb.pkg, ImportPath: p.tester.ImportPath,
 		Env: append(sb.env(p.goEnv), env...), Args: args, Timeout: lim.wall, CPULimit: lim.cpu, OnEvent: onEvent,
-		Finished: filepath.Join(sb.root, "finished.prof"),
+		Finished: filepath.Join(sb.root, "finished.prof"), Memory: p.memory,
 	}
 	if p.isolated {
 		spec := sandbox.Default(sb.root)
 		if cover != "" {
 			spec.Writable = append(spec.Writable, filepath.Dir(cover))
 		}
+		// The other runs' directories are out of sight: the scratch
+		// directory is private, with only this run's in it.
+		spec.Private = append(spec.Private, p.tmp)
 		spec.ReadOnly = []string{filepath.Dir(link)}
+		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) {
+			spec.ReadOnly = append(spec.ReadOnly, goroot) // for a test that runs go
+		}
+		spec.HostNetwork, spec.PrivateSize = cfg.Network, p.memory
 		// A test that runs go finds the caches warm, and cannot change them.
 		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
 			if dir := p.goEnv[k]; dir != "" && filepath.IsAbs(dir) {

@@ -30,8 +30,14 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 	case res.Forged != "":
 		r.Status, r.Output = report.Crashed, res.Output
 		r.Reason = "the test binary printed a report that the testing package cannot have written (" + res.Forged + "): the code under test wrote test framing"
+	case res.Lost != "":
+		r.Status, r.Output = report.Crashed, res.Output
+		r.Reason = res.Lost + ", killed from outside, twice: detected, but by no test"
 	case res.TimedOut:
 		r.Status, r.Running = report.Timeout, running
+		if res.OverMemory {
+			r.Status = report.OutOfMemory
+		}
 		r.Reason = lim.stopped(res)
 		if len(running) > 0 {
 			r.Reason += " while " + strings.Join(running, ", ") + " ran"
@@ -126,7 +132,7 @@ func describe(r report.Mutant) string {
 	switch r.Status {
 	case report.Killed:
 		return fmt.Sprintf("killed by %d %s", len(r.FailedTests), text.Plural(len(r.FailedTests), "test", "tests"))
-	case report.Crashed, report.Timeout:
+	case report.Crashed, report.Timeout, report.OutOfMemory:
 		return fmt.Sprintf("%s: %s", r.Status, r.Reason)
 	case report.Flaky:
 		return fmt.Sprintf("flaky: no failure reproduced (%s)", strings.Join(r.FlakyTests, ", "))

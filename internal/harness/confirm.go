@@ -100,7 +100,11 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 			return err
 		}
 		v.TestSeconds += res.Wall
-		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, m.args(group, false), lim.wall)
+		// A run of its own, now, not one that another mutant's
+		// confirmation or the baseline made earlier: what the tests meet
+		// now, beside this run (another run's process, a port), they
+		// meet in both.
+		ref, err := m.b.refs.fresh(ctx, m.ref, m.refEnv, m.args(group, false), lim.wall)
 		if err != nil {
 			return err
 		}
@@ -277,18 +281,25 @@ func (rs *references) known(bin string, args []string) *gotest.Result {
 // run once, by the first to ask.
 func (rs *references) run(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
 	r, err := rs.once(ctx, refKey(bin, args), func(r *refRun) {
-		r.res, r.err = rs.exec(ctx, bin, env, args, limit)
-		if r.err == nil && r.res.TimedOut {
-			// The reference passed these tests in the baseline: stopped
-			// at its limit, it was slowed down, not stuck. A run that
-			// says nothing cannot confirm or refute a failure.
-			r.res, r.err = rs.exec(ctx, bin, env, args, refRetryFactor*limit)
-		}
+		r.res, r.err = rs.fresh(ctx, bin, env, args, limit)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return r.res, nil
+}
+
+// fresh runs bin, with env and args, with no mutant active, now: a run
+// shared with no one.
+func (rs *references) fresh(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
+	res, err := rs.exec(ctx, bin, env, args, limit)
+	if err == nil && res.TimedOut && !res.OverMemory {
+		// The reference passed these tests in the baseline: stopped at
+		// its limit, it was slowed down, not stuck. A run that says
+		// nothing cannot confirm or refute a failure.
+		res, err = rs.exec(ctx, bin, env, args, refRetryFactor*limit)
+	}
+	return res, err
 }
 
 // once returns the entry of key, done by the first to ask, who fills it

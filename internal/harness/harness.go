@@ -21,7 +21,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -93,8 +92,23 @@ type Options struct {
 	// check validates the learners' subtest names there.
 	AfterBaseline func(tests []string) error
 
+	// Memory limits what a test binary, with every process it starts,
+	// may hold in memory, in bytes: 0 derives it from the baseline (see
+	// memoryLimit), a negative value sets none. Linux only.
+	Memory int64
+	// Network lets test binaries use the host's network; without it each
+	// has a network of its own, with only a loopback interface.
+	Network bool
+	// NoSandbox runs test binaries without namespaces (reduced
+	// isolation); without it a run refuses where there are none.
+	NoSandbox bool
+
 	// Runner builds and runs the test binaries; nil for the go command.
 	Runner Runner
+
+	// reduced says that test binaries run without a sandbox: set by Run
+	// (see resolveIsolation).
+	reduced bool
 }
 
 // config is what the runs of one package need: the options, and the
@@ -149,14 +163,19 @@ type prepared struct {
 	goEnv     map[string]string // go env: goEnvNames
 	tree      *fingerprint      // the module's files before anything ran
 	isolated  bool              // test binaries run in sandboxes of their own
-	bins      *binaries         // the run's shared test binaries, as they were built
-	scratch   *scratch
-	tmp       string // the scratch directory
+	// memory is the memory limit of a run of a test binary, in bytes (0:
+	// none): before the baseline, a ceiling; after, derived from its
+	// peak (see memoryLimit).
+	memory  int64
+	bins    *binaries // the run's shared test binaries, as they were built
+	scratch *scratch
+	tmp     string // the scratch directory
 }
 
 // prepare readies the mutants of u, applied, to run with cfg.
 func prepare(ctx context.Context, u *exercise.Unit, cfg config) (*prepared, error) {
-	p := &prepared{Target: u.Target, tester: cmp.Or(cfg.tester, u.Target), Package: u.Source, Applied: u.Applied, bins: &binaries{}}
+	p := &prepared{Target: u.Target, tester: cmp.Or(cfg.tester, u.Target), Package: u.Source, Applied: u.Applied, bins: &binaries{},
+		isolated: !cfg.reduced, memory: baselineMemory(cfg.Options)}
 	env, err := gotest.Env(ctx, cfg.Go, goEnvNames...)
 	if err != nil {
 		return nil, err
@@ -207,17 +226,16 @@ func (p *prepared) setUp(ctx context.Context, cfg config) error {
 		t2jErr, fpErr error
 	)
 	wg.Go(func() {
-		p.test2json, t2jErr = cache.Tool("test2json", p.goEnv, func() (string, error) { return gotest.Test2JSON(ctx, cfg.Go) })
+		find := func() (string, error) { return gotest.Test2JSON(ctx, cfg.Go) }
+		if !p.isolated {
+			p.test2json, t2jErr = find() // the cache is not written (see guardCache)
+			return
+		}
+		p.test2json, t2jErr = cache.Tool("test2json", p.goEnv, find)
 	})
 	wg.Go(func() {
 		if p.tree, fpErr = takeFingerprint(p.Target.ModuleDir, p.Target.Dir); fpErr != nil {
 			fpErr = fmt.Errorf("fingerprint of the source tree: %w", fpErr)
-		}
-	})
-	wg.Go(func() {
-		var why string
-		if p.isolated, why = isolation(); !p.isolated {
-			cfg.Progress.Printf("isolation reduced: %s. Each test binary still runs in a private copy of its package, with a HOME and TMPDIR of its own, and is killed with its process group; the source tree is checked after every run. But a test can write elsewhere (/tmp, the caches), and see and signal other runs", why)
 		}
 	})
 	wg.Wait()
@@ -262,17 +280,25 @@ func (bs *binaries) changed() []string {
 	return names
 }
 
-// NoNamespacesEnv, set to anything, makes runs do without namespaces
-// where they are available, as they do where they are not.
-const NoNamespacesEnv = "MUTATE_NO_NAMESPACES"
+// sandboxAvailable says whether test binaries can run in sandboxes here;
+// a variable for tests.
+var sandboxAvailable = sandbox.Available
 
-// isolation reports whether test binaries run in sandboxes of their own,
-// and if not why.
-func isolation() (bool, string) {
-	if os.Getenv(NoNamespacesEnv) != "" {
-		return false, NoNamespacesEnv + " is set"
+// resolveIsolation decides, once for a run, whether its test binaries run
+// in sandboxes: they do unless opt.NoSandbox says otherwise, and a run
+// that cannot give them one refuses. A run without sandboxes says so, and
+// keeps the cache out of the tests' reach as far as it can (see
+// guardCache).
+func resolveIsolation(opt *Options) error {
+	if opt.NoSandbox {
+		opt.reduced = true
+		opt.Progress.Printf("isolation reduced (-no-sandbox): test binaries run without namespaces, as you, with your network. Each runs in a private copy of its package, with a HOME and TMPDIR of its own, and is killed with its process group; the source tree is checked after every run; nothing is cached. But a test can do what you can: write elsewhere (/tmp, the caches), see and signal other processes")
+		return nil
 	}
-	return sandbox.Available()
+	if ok, why := sandboxAvailable(); !ok {
+		return fmt.Errorf("test binaries cannot run in sandboxes here: %s; -no-sandbox runs them without (reduced isolation: a test can then do what you can, see docs/internals.md)", why)
+	}
+	return nil
 }
 
 // checkTree returns an error if the module's files changed since setUp;

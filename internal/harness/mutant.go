@@ -178,7 +178,7 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 			switch {
 			case !m.fast && v.Status == report.Killed:
 				err = m.complete(ctx, &v, res, phase)
-			case !m.fast && v.Partial:
+			case !m.fast && v.Partial && v.Status == report.Timeout:
 				err = m.settle(ctx, &v, res, phase, lim)
 			}
 			if err != nil {
@@ -207,8 +207,9 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 	if len(v.FailedTests) > 0 || v.Status == report.Crashed {
 		return v, false, nil
 	}
-	if v.Status == report.Timeout {
-		// It hangs; no failure before it was stopped is confirmed.
+	if v.Status == report.Timeout || v.Status == report.OutOfMemory {
+		// It hangs, or hoards; no failure before it was stopped is
+		// confirmed.
 		v.Partial = false
 		return v, false, nil
 	}
@@ -396,7 +397,7 @@ func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (
 			}
 		}
 	}
-	if res.TimedOut && !res.OverCPU && len(res.Failed()) == 0 && res.Idle < lim.wall.Seconds()/2 {
+	if res.TimedOut && !res.OverCPU && !res.OverMemory && len(res.Failed()) == 0 && res.Idle < lim.wall.Seconds()/2 {
 		// Tests were still reporting near the limit: the run looks slow
 		// (a loaded machine) rather than hung. Once more, with twice the
 		// time; a hang is confirmed by that run alone.

@@ -23,6 +23,12 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 			return nil, err
 		}
 	}
+	if err := resolveIsolation(&opt); err != nil {
+		return nil, err
+	}
+	if opt.reduced {
+		defer guardCache(opt.Progress)()
+	}
 	var (
 		parts  []*report.Report
 		notRun []report.NotRun
@@ -111,7 +117,7 @@ func combine(reps []*report.Report) *report.Report {
 	for _, r := range reps[1:] {
 		out.Seconds += r.Seconds
 		out.Baseline.Seconds += r.Baseline.Seconds
-		out.Limit = max(out.Limit, r.Limit)
+		out.Limit, out.MemoryLimit = max(out.Limit, r.Limit), max(out.MemoryLimit, r.MemoryLimit)
 		out.Cached = out.Cached && r.Cached
 		out.FlakyTests = append(out.FlakyTests, r.FlakyTests...)
 		for i, m := range r.Mutants {
@@ -189,6 +195,12 @@ func runTester(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt O
 func TestNames(ctx context.Context, plan *exercise.Plan, opt Options) ([]string, error) {
 	if len(plan.Units) != 1 {
 		return nil, errors.New("the names of the tests of a pattern's packages: name one package")
+	}
+	if err := resolveIsolation(&opt); err != nil {
+		return nil, err
+	}
+	if opt.reduced {
+		defer guardCache(opt.Progress)()
 	}
 	u := plan.Units[0]
 	cfg := config{Options: opt}

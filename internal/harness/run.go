@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/cache"
+	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/text"
 
-	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 )
@@ -196,6 +197,9 @@ type treeKeys struct {
 
 // keys returns the cache keys of the tree of the target as it is now.
 func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
+	if !p.isolated {
+		return treeKeys{} // what runs without sandboxes decides is not kept
+	}
 	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.tester.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel})
 	if err != nil {
 		if ctx.Err() == nil { // an interrupt says so itself
@@ -208,7 +212,8 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 	k := treeKeys{in: in, baseline: in.Key()}
-	in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE)}
+	in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE),
+		"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network)}
 	k.runs = in.Key()
 	return k
 }
@@ -259,4 +264,27 @@ func (p *prepared) store(cfg config, keys treeKeys, rep *report.Report) {
 		cache.StoreMutant(cache.MutantKey(key, byID[m.ID]), m)
 	}
 	cache.StoreBaseline(keys.baseline, rep.Baseline)
+}
+
+// guardCache takes the state of the cache directory before test binaries
+// run without sandboxes, and returns the function that, once they have
+// run, removes every file of it that is new or written since: they ran as
+// the user, who may write there, and no later run may read what they
+// wrote. (Such a run writes nothing there itself.)
+func guardCache(pr *progress.Reporter) func() {
+	snap, err := cache.Take()
+	if err != nil {
+		pr.Printf("the cache cannot be checked after the run: %v", err)
+		return func() {}
+	}
+	return func() {
+		removed, err := snap.Clean()
+		if err != nil {
+			pr.Printf("the cache changed while test binaries ran without sandboxes, and could not be cleaned: %v", err)
+		}
+		if n := len(removed); n > 0 {
+			shown := removed[:min(n, 5)]
+			pr.Printf("the cache changed while test binaries ran without sandboxes: removed %s (%s)", text.Count(n, "file", "files"), strings.Join(shown, ", "))
+		}
+	}
 }

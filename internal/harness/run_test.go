@@ -34,11 +34,16 @@ type canned struct {
 	// CPU limit is lower is stopped at it, in its first test.
 	cpu map[string]time.Duration
 
+	// peak is the memory the baseline's runs hold (the reference with
+	// no mutant active).
+	peak int64
+
 	mu     sync.Mutex
 	builds int
 	flags  [][]string      // the build flags of each build
 	runs   []string        // the active mutant of each run, in order
 	limits []time.Duration // the CPU limit of each run, in order
+	execs  []gotest.Exec   // each run, in order
 }
 
 func (c *canned) Build(ctx context.Context, comp gotest.Compile, out string) error {
@@ -77,6 +82,7 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 	c.mu.Lock()
 	c.runs = append(c.runs, active)
 	c.limits = append(c.limits, e.CPULimit)
+	c.execs = append(c.execs, e)
 	key := active + " " + strings.Join(e.Args, " ")
 	if c.seen == nil {
 		c.seen = map[string]int{}
@@ -94,6 +100,8 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 		}
 	}
 	events, timedOut := strings.CutSuffix(events, "TIMEOUT\n")
+	events, overMemory := strings.CutSuffix(events, "OVERMEMORY\n")
+	events, lost := strings.CutSuffix(events, "LOST\n")
 	need := c.cpu[active]
 	overCPU := e.CPULimit > 0 && need > e.CPULimit
 	if overCPU {
@@ -105,7 +113,14 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 		return nil, err
 	}
 	res.CPU = need.Seconds()
+	if active == "" {
+		res.PeakMemory = c.peak
+	}
 	switch {
+	case lost:
+		res.Lost, res.ExitCode, res.Signal = "the sandbox's init ended before the program it ran", -1, "killed"
+	case overMemory:
+		res.TimedOut, res.OverMemory, res.ExitCode, res.Signal, res.PeakMemory = true, true, -1, "killed", e.Memory+1
 	case overCPU:
 		res.TimedOut, res.OverCPU, res.ExitCode, res.Signal = true, true, -1, "killed"
 	case timedOut:

@@ -48,17 +48,51 @@ func timeOf(tests []string, durations map[string]float64) time.Duration {
 }
 
 // limits are the limits of one run of a test binary: of its wall time,
-// and of the CPU time it may use (0: none).
+// and of the CPU time it may use (0: none). Its memory limit is the
+// run's, the same for every binary (see memoryLimit).
 type limits struct {
 	wall, cpu time.Duration
 }
 
 // stopped says which of the limits stopped res.
 func (l limits) stopped(res *gotest.Result) string {
-	if res.OverCPU {
+	switch {
+	case res.OverMemory:
+		return fmt.Sprintf("stopped at its memory limit, holding %s", text.Bytes(res.PeakMemory))
+	case res.OverCPU:
 		return fmt.Sprintf("stopped at the limit of %s of CPU time", l.cpu.Round(time.Millisecond))
 	}
 	return fmt.Sprintf("stopped at the limit of %s", l.wall.Round(time.Millisecond))
+}
+
+// Memory limits of a test binary when Options.Memory is zero: MemoryFactor
+// times the baseline's peak, at least MemoryFloor (see memoryLimit).
+const (
+	MemoryFactor = 10
+	MemoryFloor  = 1 << 30
+)
+
+// memoryLimit returns the memory limit of a run of a test binary, in bytes
+// (0: none), of a package whose baseline held peak bytes at most:
+// opt.Memory when set; else MemoryFactor times the peak, at least
+// MemoryFloor, and at most a quarter of the machine's memory unless twice
+// the peak is more. A mutant that allocates without end is stopped there;
+// with -j 2, two of them take at most half the machine.
+func memoryLimit(opt Options, peak int64) int64 {
+	if opt.Memory != 0 {
+		return max(opt.Memory, 0)
+	}
+	return max(MemoryFloor, min(MemoryFactor*peak, max(gotest.MachineMemory()/4, 2*peak)))
+}
+
+// baselineMemory returns the memory limit of the baseline's runs, before
+// its peak is known: opt.Memory when set, else a quarter of the machine's
+// memory, at least MemoryFloor.
+func baselineMemory(opt Options) int64 {
+	if opt.Memory != 0 {
+		return max(opt.Memory, 0)
+	}
+	return max(MemoryFloor, gotest.MachineMemory()/4)
 }
 
 // cpuLimit returns the CPU time that a run of tests that took base in the
@@ -95,7 +129,11 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	}
 	pr := cfg.Progress
 	total := len(p.Applied)
-	pr.Phase("running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), limit.Round(time.Second))
+	each := limit.Round(time.Second).String()
+	if p.memory > 0 {
+		each += " and " + text.Bytes(p.memory) + " of memory"
+	}
+	pr.Phase("running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
 
 	results := make([]report.Mutant, total)
 	k := newKillers()
@@ -170,6 +208,8 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 		Mode:        cfg.mode(),
 		Jobs:        jobs,
 		Limit:       limit.Seconds(),
+		MemoryLimit: p.memory,
+		Isolation:   map[bool]report.Isolation{true: report.IsolationFull, false: report.IsolationReduced}[p.isolated],
 		Baseline:    report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
 		Mutants:     results,
 		FlakyTests:  b.refs.flakyTests(),

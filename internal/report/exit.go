@@ -13,7 +13,7 @@ const (
 	ExitKilled   = 0 // run: every mutant killed
 	ExitSurvived = 1 // run: some mutant survived, or no test reaches it
 	ExitError    = 2 // usage, input or harness error, or a mutant that gives no verdict
-	ExitTimeout  = 3 // run: some mutant timed out, and none survived
+	ExitTimeout  = 3 // run: some mutant timed out or ran out of memory, and none survived
 )
 
 // exitCode is what one exit code means, by command.
@@ -28,7 +28,7 @@ var exitCodes = []exitCode{
 	{ExitKilled, "every mutant killed (or crashed)", "every prediction in every file exact", "the document rewritten, or up to date"},
 	{ExitSurvived, "some mutant survived, is not covered or skipped (with -min-score: the score is below it)", "some prediction differs", "with -check, the document is out of date"},
 	{ExitError, "a usage, input or harness error: bad flags or mutants file, a fragment that no longer matches the code, a red or flaky baseline, a mutant that does not compile or whose tests are flaky, a tree that changed, an interrupted run, a package of a pattern that could not run", "an invalid prediction file, or any error that run exits 2 for", "an error"},
-	{ExitTimeout, "some mutant timed out, and none survived", "", ""},
+	{ExitTimeout, "some mutant timed out or ran out of memory, and none survived", "", ""},
 }
 
 // ExitHelp returns what the exit codes of command (run, check, report,

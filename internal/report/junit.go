@@ -18,12 +18,22 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -48,6 +58,9 @@ type junitProblem struct {
 // out, did not compile, flaky) is an error.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junitSuite{Name: "mutate " + r.Package, Tests: len(r.Mutants), Time: seconds(r.Seconds)}
+	if r.Isolation != "" {
+		suite.Properties = &junitProperties{[]junitProperty{{Name: "isolation", Value: string(r.Isolation)}}}
+	}
 	for _, m := range r.Mutants {
 		c := junitCase{Name: m.ID, Classname: fmt.Sprintf("mutants.step%d", m.Step), Time: seconds(m.Seconds)}
 		where := fmt.Sprintf("%s:%d: %s", m.File, m.Line, m.Title)

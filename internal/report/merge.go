@@ -89,7 +89,8 @@ func Join(pattern string, parts []*Report) *Report {
 		out.Baseline.TestNames = append(out.Baseline.TestNames, p.Baseline.TestNames...)
 		out.Baseline.Seconds += p.Baseline.Seconds
 		out.Seconds += p.Seconds
-		out.Limit = max(out.Limit, p.Limit)
+		out.Limit, out.MemoryLimit = max(out.Limit, p.Limit), max(out.MemoryLimit, p.MemoryLimit)
+		out.Isolation = out.Isolation.join(p.Isolation)
 		out.Module, out.GoVersion, out.Mode, out.Jobs = p.Module, p.GoVersion, p.Mode, p.Jobs
 		out.Cached = p.Cached && (out.Cached || len(out.Packages) == 1)
 		out.TCE = out.TCE.add(p.TCE)
@@ -168,7 +169,8 @@ func Merge(shards []*Report) (*Report, error) {
 		}
 		out.Baseline.Seconds = max(out.Baseline.Seconds, r.Baseline.Seconds)
 		out.Seconds = max(out.Seconds, r.Seconds) // the shards run side by side
-		out.Limit = max(out.Limit, r.Limit)
+		out.Limit, out.MemoryLimit = max(out.Limit, r.Limit), max(out.MemoryLimit, r.MemoryLimit)
+		out.Isolation = out.Isolation.join(r.Isolation)
 		out.Cached = out.Cached && r.Cached
 		out.TCE = out.TCE.add(r.TCE)
 		for _, nr := range r.NotRun {

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +29,12 @@ type Report struct {
 	Mode      Mode
 	Jobs      int
 	Limit     float64 // per mutant run
+	// MemoryLimit is what a test binary could hold in memory, in bytes;
+	// 0 for no limit (another system than Linux, or -memory off).
+	MemoryLimit int64
+	// Isolation says how the test binaries ran: IsolationFull, in
+	// sandboxes of their own, or IsolationReduced, without (-no-sandbox).
+	Isolation Isolation
 	Baseline  Baseline
 	Mutants   []Mutant
 	// FlakyTests are the tests that passed and failed in runs with the
@@ -50,6 +57,24 @@ type Report struct {
 	// Interrupted says that a signal stopped the run: Mutants are those
 	// that finished, the others are missing. It exits 2.
 	Interrupted bool
+}
+
+// Isolation is how a run's test binaries ran.
+type Isolation string
+
+// Isolations of a run.
+const (
+	IsolationFull    Isolation = "full"    // in sandboxes of their own
+	IsolationReduced Isolation = "reduced" // without (-no-sandbox): as the user
+)
+
+// join returns the isolation of a run of two parts that ran with i and
+// o: reduced if either was.
+func (i Isolation) join(o Isolation) Isolation {
+	if i == IsolationReduced || o == IsolationReduced {
+		return IsolationReduced
+	}
+	return cmp.Or(i, o)
 }
 
 // NotRun is a package of a run of a pattern that gave no result.

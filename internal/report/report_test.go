@@ -279,7 +279,7 @@ func TestExitReference(t *testing.T) {
 		"0 run, merge: every mutant killed (or crashed)\n  check: every prediction in every file exact\n",
 		"\n\n1 run, merge: some mutant survived",
 		"\n  report: with -check, the document is out of date\n",
-		"\n\n3 run, merge: some mutant timed out, and none survived\n\nlist, show, template and help exit 0",
+		"\n\n3 run, merge: some mutant timed out or ran out of memory, and none survived\n\nlist, show, template and help exit 0",
 	} {
 		if !strings.Contains(ref, want) {
 			t.Errorf("ExitReference() lacks %q:\n%s", want, ref)
@@ -291,7 +291,7 @@ func TestExitReference(t *testing.T) {
 // most telling: the compiler's proof, then a kill, down to no test
 // reaching the mutant; a status of a newer version's results says least.
 func TestStatus_MoreTelling(t *testing.T) {
-	order := []Status{Equivalent, Killed, Timeout, Crashed, Flaky, BuildFailed, Skipped, Survived, NotCovered, Status("newer")}
+	order := []Status{Equivalent, Killed, Timeout, OutOfMemory, Crashed, Flaky, BuildFailed, Skipped, Survived, NotCovered, Status("newer")}
 	if got := len(order) - 1; got != len(Statuses()) {
 		t.Fatalf("the order ranks %d statuses, the table has %d", got, len(Statuses()))
 	}

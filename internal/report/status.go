@@ -18,6 +18,7 @@ const (
 	Survived    Status = "survived"
 	Crashed     Status = "crashed"
 	Timeout     Status = "timeout"
+	OutOfMemory Status = "out-of-memory"
 	BuildFailed Status = "build-failed"
 	NotCovered  Status = "not-covered"
 	Skipped     Status = "skipped"
@@ -86,7 +87,7 @@ reproduced when run again`,
 		stryker: "Killed", css: "good",
 	},
 	{
-		status: Survived, scored: true, exit: ExitSurvived, comparable: true, always: true, telling: 7,
+		status: Survived, scored: true, exit: ExitSurvived, comparable: true, always: true, telling: 8,
 		help: `every test of the baseline ran and passed: the suite cannot
 tell the mutant from the reference`,
 		matrix:   func(Mutant) string { return "no test failed: the suite cannot tell this mutant from the reference" },
@@ -99,7 +100,7 @@ tell the mutant from the reference`,
 		stryker: "Survived", css: "bad",
 	},
 	{
-		status: Crashed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true, telling: 3,
+		status: Crashed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true, telling: 4,
 		help: `the binary ended before every test ran, with none failing and
 none running (an exit at init, in TestMain, between tests), or
 failed after every test passed: detected, but by no test`,
@@ -136,7 +137,26 @@ early-kill run the failing tests are partial`,
 		stryker:   "Timeout", css: "warn",
 	},
 	{
-		status: BuildFailed, exit: ExitError, always: true, telling: 5,
+		status: OutOfMemory, detected: true, scored: true, exit: ExitTimeout, telling: 3,
+		help: `(Linux) the binary, with the processes it started, held more
+memory than its limit (10x the baseline's peak, at least 1GiB,
+and at most a quarter of the machine's memory unless twice the
+peak is more; or -memory) and was stopped: detected, like a
+timeout; tests that failed before are partial`,
+		matrix: func(m Mutant) string {
+			if m.Partial {
+				return m.Reason + ": the tests above failed before it was stopped, others might have"
+			}
+			return m.Reason
+		},
+		junit:     junitError,
+		junitMsg:  func(m Mutant) string { return "mutant ran out of memory: " + m.Reason },
+		github:    "error",
+		githubMsg: func(m Mutant, _ string) string { return "the test run under this mutant was " + m.Reason },
+		stryker:   "RuntimeError", css: "warn",
+	},
+	{
+		status: BuildFailed, exit: ExitError, always: true, telling: 6,
 		help: `the mutant is not valid Go: a defect of the mutant, never a kill`,
 		matrix: func(m Mutant) string {
 			return "the mutant does not compile (a defect of the mutant, not a kill):\n" + text.Indent(m.Output, "      ")
@@ -148,7 +168,7 @@ early-kill run the failing tests are partial`,
 		stryker:   "CompileError", css: "warn",
 	},
 	{
-		status: NotCovered, scored: true, exit: ExitSurvived, comparable: true, telling: 8,
+		status: NotCovered, scored: true, exit: ExitSurvived, comparable: true, telling: 9,
 		help: `(generated mutants) no test reaches the mutant's site, so
 none runs: the suite cannot see it`,
 		matrix:   func(Mutant) string { return "no test reaches it: no test can tell this mutant from the reference" },
@@ -161,7 +181,7 @@ none runs: the suite cannot see it`,
 		stryker: "NoCoverage", css: "bad",
 	},
 	{
-		status: Skipped, scored: true, exit: ExitSurvived, comparable: true, telling: 6,
+		status: Skipped, scored: true, exit: ExitSurvived, comparable: true, telling: 7,
 		help: `no test failed, but tests that passed without the mutant
 skipped under it: not every test ran, so it did not survive
 them all (the tests are named); counted as not detected`,
@@ -179,7 +199,7 @@ them all (the tests are named); counted as not detected`,
 		stryker: "Survived", css: "bad",
 	},
 	{
-		status: Flaky, exit: ExitError, telling: 4,
+		status: Flaky, exit: ExitError, telling: 5,
 		help: `tests failed under the mutant, twice, but no failure
 reproduced when run again, or the test also fails without the
 mutant: the suite gives no verdict (the tests are named)`,
@@ -247,8 +267,8 @@ func (s Status) Scored() bool { return s.def().scored }
 
 // MoreTelling reports whether a run that gave s says more of a mutant than
 // one that gave o: equivalent (the compiler's proof, whichever package's
-// tests ran), then killed, timeout, crashed, flaky, build-failed, skipped,
-// survived and not-covered.
+// tests ran), then killed, timeout, out-of-memory, crashed, flaky,
+// build-failed, skipped, survived and not-covered.
 func (s Status) MoreTelling(o Status) bool { return s.def().telling < o.def().telling }
 
 // CSS returns the class of s's colour in the HTML pages.

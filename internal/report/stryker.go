@@ -125,6 +125,12 @@ func (r *Report) Stryker(src Sources) *Stryker {
 		Framework:     strykerFramework{Name: "fencelab mutate"},
 		Config:        map[string]any{"package": r.Package, "mode": r.Mode, "timeout_seconds": r.Limit},
 	}
+	if r.Isolation != "" {
+		s.Config["isolation"] = r.Isolation
+	}
+	if r.MemoryLimit > 0 {
+		s.Config["memory_limit_bytes"] = r.MemoryLimit
+	}
 	for _, m := range r.Mutants {
 		f, ok := s.Files[m.File]
 		if !ok {

@@ -18,6 +18,9 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 		cached = " (results from the cache: the sources, tests and mutants are unchanged)"
 	}
 	fmt.Fprintf(&b, "baseline %s: %s passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, text.Count(r.Baseline.Tests, "test", "tests"), r.Baseline.Seconds, r.Limit, cached)
+	if r.Isolation == IsolationReduced {
+		b.WriteString("isolation reduced (-no-sandbox): the test binaries ran without sandboxes, as you; nothing was cached\n")
+	}
 	if len(r.FlakyTests) > 0 {
 		fmt.Fprintf(&b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
 	}

@@ -33,6 +33,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -121,6 +122,11 @@ func Init() {
 	}
 	os.Exit(runInit(req))
 }
+
+// ErrInitEnded is the error of Status when the init ended without saying
+// how the program ended: it was killed from outside the sandbox, since no
+// process inside can signal it.
+var ErrInitEnded = errors.New("the sandbox's init ended before the program it ran")
 
 // initFailed is the exit code of an init that could not set up the
 // sandbox; it says why on stderr.

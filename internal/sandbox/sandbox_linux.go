@@ -84,11 +84,6 @@ func (c *Cmd) Started() {
 	c.write.Close()
 }
 
-// ErrInitEnded is the error of Status when the init ended without saying
-// how the program ended: it was killed from outside the sandbox, since no
-// process inside can signal it.
-var ErrInitEnded = errors.New("the sandbox's init ended before the program it ran")
-
 // Status returns how the program ended, once the init has exited; an
 // error if the init could not set up the sandbox or start the program, or
 // ErrInitEnded if it was killed before the program ended.

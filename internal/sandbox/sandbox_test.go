@@ -49,7 +49,7 @@ func helper(what string) int {
 	case "daemon":
 		// A process in a session of its own that writes its pid and
 		// outlives the program.
-		cmd := exec.Command("sh", "-c", "echo $$ > "+arg+"; exec sleep 1000")
+		cmd := exec.Command("sh", "-c", "echo $$ > "+arg+"; exec sleep "+daemonSleep)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			fmt.Println(err)
@@ -280,9 +280,9 @@ func TestSandbox_NothingOutlivesTheRunOrReachesOut(t *testing.T) {
 		t.Fatalf("the daemon: %s", out)
 	}
 	// The pid it wrote is its pid in the sandbox's namespace: that no
-	// sleep 1000 is left anywhere says it ended.
+	// daemon's sleep is left anywhere says it ended.
 	if n := sleepers(t); n != 0 {
-		t.Errorf("%d sleep 1000 processes left after the run", n)
+		t.Errorf("%d sleep %s processes left after the run", n, daemonSleep)
 	}
 	victim := exec.Command("sleep", "1000")
 	if err := victim.Start(); err != nil {
@@ -294,7 +294,11 @@ func TestSandbox_NothingOutlivesTheRunOrReachesOut(t *testing.T) {
 	}
 }
 
-// sleepers counts the processes running "sleep 1000".
+// daemonSleep is how long the daemon sleeps, a time no other test's
+// process sleeps: sleepers tells the daemon by it.
+const daemonSleep = "1000.0421"
+
+// sleepers counts the processes running the daemon's sleep.
 func sleepers(t *testing.T) int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
@@ -304,7 +308,7 @@ func sleepers(t *testing.T) int {
 	n := 0
 	for _, e := range entries {
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && string(cmdline) == "sleep\x001000\x00" {
+		if err == nil && string(cmdline) == "sleep\x00"+daemonSleep+"\x00" {
 			n++
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
 )
 
 // Plural returns one when n is 1, and many otherwise.
@@ -90,4 +92,9 @@ func FirstLine(s string) string {
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// Bytes returns n bytes in binary units: "1.0 GiB", "512 MiB".
+func Bytes(n int64) string {
+	return humanize.IBytes(uint64(max(n, 0)))
 }

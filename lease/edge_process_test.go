@@ -50,7 +50,19 @@ func readOnlyOpener(path string, out io.Writer) error {
 	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind %s: %w", dir, err)
 	}
-	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
+	// The flags the mount has stay: a namespace of its own may not drop
+	// them.
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC}} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if err := unix.Mount("", dir, "", flags, ""); err != nil {
 		return fmt.Errorf("make %s read-only: %w", dir, err)
 	}
 	s, waited, err := openStoppingAtAWait(path)

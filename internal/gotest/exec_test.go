@@ -554,6 +554,11 @@ func BenchmarkExec_StartToFirstTest(b *testing.B) {
 	if direct > 0 && isolated > 0 {
 		b.Logf("isolated/direct = %.2f (%.1f ms against %.1f ms)", isolated/direct, isolated, direct)
 	}
+	if os.Getenv("BENCH_VARIANTS") != "" {
+		hostNet := spec
+		hostNet.HostNetwork = true
+		median(b, "IsolatedHostNetwork", &hostNet)
+	}
 }
 
 // median runs the fixture's TestTwo in a sub-benchmark named name, in a

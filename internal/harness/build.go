@@ -144,16 +144,19 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, en
 			spec.Writable = append(spec.Writable, filepath.Dir(cover))
 		}
 		// The other runs' directories are out of sight: the scratch
-		// directory is private, with only this run's in it.
-		spec.Private = append(spec.Private, p.tmp)
+		// directory is private, with only this run's in it. Its HOME and
+		// TMPDIR are private too: what its tests write there counts
+		// against the limit of its private directories (the scratch
+		// directory may be in memory, /dev/shm).
+		spec.Private = append(spec.Private, p.tmp, sb.home, sb.tmp)
 		spec.ReadOnly = []string{filepath.Dir(link)}
-		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) {
+		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) && isDir(goroot) {
 			spec.ReadOnly = append(spec.ReadOnly, goroot) // for a test that runs go
 		}
 		spec.HostNetwork, spec.PrivateSize = cfg.Network, p.memory
 		// A test that runs go finds the caches warm, and cannot change them.
 		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
-			if dir := p.goEnv[k]; dir != "" && filepath.IsAbs(dir) {
+			if dir := p.goEnv[k]; filepath.IsAbs(dir) && isDir(dir) {
 				spec.Overlay = append(spec.Overlay, dir)
 			}
 		}
@@ -279,4 +282,10 @@ func checkInactive(cfg config, b *Baseline) error {
 	}
 	cfg.Progress.Printf("switched build, no mutant active: %s passed (%.1fs)", text.Count(len(res.Tests), "test", "tests"), res.Wall)
 	return nil
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -249,18 +249,23 @@ func setUp(spec Spec, root bool) error {
 			return fmt.Errorf("cover %s: %w", dir, err)
 		}
 	}
+	// The private directories share one file system of the size given;
+	// those within the run's own directories are mounted once these are
+	// back in place.
+	ps := &privates{size: size}
+	var inner []string
 	for _, dir := range spec.Private {
+		if slices.ContainsFunc(dirs, func(d string) bool { return within(dir, d) }) {
+			inner = append(inner, dir)
+			continue
+		}
 		if slices.ContainsFunc(covers, func(c string) bool { return within(dir, c) }) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
 		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			continue
-		}
-		opts := "mode=1777,size=" + strconv.FormatInt(size, 10)
-		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-			return fmt.Errorf("mount a private %s: %w", dir, err)
+		if err := ps.mount(dir); err != nil {
+			return err
 		}
 	}
 	newProc()
@@ -279,13 +284,18 @@ func setUp(spec Spec, root bool) error {
 			return fmt.Errorf("put %s back: %w", dir, err)
 		}
 	}
+	for _, dir := range inner {
+		if err := ps.mount(dir); err != nil {
+			return err
+		}
+	}
 	for _, dir := range covers {
 		if err := unix.MountSetattr(unix.AT_FDCWD, dir, 0, ro); err != nil {
 			return fmt.Errorf("make %s read-only: %w", dir, err)
 		}
 	}
 	for i, dir := range spec.Overlay {
-		if err := overlay(spec, i, dir, root); err != nil {
+		if err := overlay(ps, i, dir, root); err != nil {
 			return err
 		}
 	}
@@ -366,17 +376,64 @@ func newProc() {
 	}
 }
 
-// overlay mounts the i-th overlaid directory dir of spec: it reads as it
-// is, and its writes go to a layer of the run's, in its first private
-// directory. Refused (an old kernel), the directory stays read-only. When
-// the program runs as nobody (root), the layer holds the directory and its
+// privates are the private directories of a sandbox: one file system of
+// size bytes, mounted on the first (store), and a directory of it under
+// its .sandbox directory for each of the others, which keeps the mode of
+// the directory it covers.
+type privates struct {
+	size  int64
+	store string
+	n     int
+}
+
+// mount makes dir private; one that is not a directory is left alone.
+func (ps *privates) mount(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	if ps.store == "" {
+		// Neither nosuid nor nodev: the program gains no privilege
+		// anyway (no_new_privs) and cannot make a device, and a test may
+		// bind a directory of its TMPDIR read-only in a namespace of its
+		// own, which a locked flag would forbid.
+		opts := "mode=1777,size=" + strconv.FormatInt(ps.size, 10)
+		if err := unix.Mount("tmpfs", dir, "tmpfs", 0, opts); err != nil {
+			return fmt.Errorf("mount a private %s: %w", dir, err)
+		}
+		ps.store = dir
+		return nil
+	}
+	sub := filepath.Join(ps.store, ".sandbox", strconv.Itoa(ps.n))
+	ps.n++
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(sub, fi.Mode()&(fs.ModePerm|fs.ModeSticky)); err != nil {
+		return err
+	}
+	fd, err := unix.OpenTree(unix.AT_FDCWD, sub, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("a private %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("a private %s: %w", dir, err)
+	}
+	return nil
+}
+
+// overlay mounts the i-th overlaid directory dir: it reads as it is, and
+// its writes go to a layer of the run's, in its private file system.
+// Refused (an old kernel), the directory stays read-only. When the program
+// runs as nobody (root), the layer holds the directory and its
 // subdirectories already, owned by nobody, so that the program may write
 // in them (a build cache's, one level deep).
-func overlay(spec Spec, i int, dir string, root bool) error {
-	if len(spec.Private) == 0 {
+func overlay(ps *privates, i int, dir string, root bool) error {
+	if ps.store == "" {
 		return errors.New("an overlay needs a private directory for its layer")
 	}
-	layer := filepath.Join(spec.Private[0], ".sandbox-overlay", strconv.Itoa(i))
+	layer := filepath.Join(ps.store, ".sandbox-overlay", strconv.Itoa(i))
 	upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
 	if err := os.MkdirAll(upper, 0o755); err != nil {
 		return err

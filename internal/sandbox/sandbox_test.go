@@ -135,20 +135,24 @@ func helper(what string) int {
 		time.Sleep(100 * time.Millisecond)
 		fmt.Println("alive")
 	case "fill":
-		// Writes to the file arg until the disk is full, 1 MiB at a time.
-		f, err := os.Create(arg)
-		if err != nil {
-			fmt.Println(err)
-			return 1
-		}
-		chunk := make([]byte, 1<<20)
-		n := 0
-		for ; n < 64; n++ {
-			if _, err = f.Write(chunk); err != nil {
-				break
+		// Writes to each of arg's comma-separated files until its disk is
+		// full, 1 MiB at a time, and prints how many it wrote.
+		for path := range strings.SplitSeq(arg, ",") {
+			f, err := os.Create(path)
+			if err != nil {
+				fmt.Println(err)
+				return 1
 			}
+			chunk := make([]byte, 1<<20)
+			n := 0
+			for ; n < 64; n++ {
+				if _, err = f.Write(chunk); err != nil {
+					break
+				}
+			}
+			f.Close()
+			fmt.Println(n, errors.Is(err, syscall.ENOSPC))
 		}
-		fmt.Println(n, errors.Is(err, syscall.ENOSPC))
 	}
 	return 0
 }
@@ -427,12 +431,23 @@ func TestSandbox_SignalsToTheInitAreDropped(t *testing.T) {
 	}
 }
 
-// A private directory is bounded: past its size, a write fails.
+// The private directories, one within the run's own directory among
+// them, share one bounded file system: past its size, a write fails in
+// any of them; and they are gone when the run ends.
 func TestSandbox_PrivateDirectoriesAreBounded(t *testing.T) {
-	spec := Default(t.TempDir())
+	own := t.TempDir()
+	tmp := filepath.Join(own, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := Default(own)
+	spec.Private = append(spec.Private, tmp)
 	spec.PrivateSize = 4 << 20
-	if out, _ := run(t, spec, "fill", "/tmp/big"); out != "4 true" {
-		t.Errorf("filling /tmp of 4 MiB: %s, want 4 MiB written, then no space left", out)
+	if out, _ := run(t, spec, "fill", "/tmp/big,"+filepath.Join(tmp, "big")); out != "4 true\n0 true" {
+		t.Errorf("filling /tmp, then %s, of 4 MiB in all: %q, want 4 MiB written, then no space left in either", tmp, out)
+	}
+	if entries, err := os.ReadDir(tmp); err != nil || len(entries) != 0 {
+		t.Errorf("%s after the run holds %v (%v), want nothing", tmp, entries, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -204,106 +205,11 @@ func setUp(spec Spec, root bool) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
 	}
-	size := spec.PrivateSize
-	if size <= 0 {
-		size = DefaultPrivateSize
-	}
-	// The directories the run reads and writes, and the device files,
-	// taken aside before the rest turns read-only and /dev, /tmp and the
-	// other private directories are covered.
-	dirs := slices.Concat(spec.Writable, spec.ReadOnly, spec.Overlay)
-	var covers []string
-	if root {
-		covers = unreachable(dirs, spec.Private)
-	}
-	clones := make([]int, len(dirs))
-	for i, dir := range dirs {
-		fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-		if err != nil {
-			return fmt.Errorf("take %s aside: %w", dir, err)
-		}
-		defer unix.Close(fd)
-		clones[i] = fd
-	}
-	devs := map[string]int{}
-	for _, name := range devices {
-		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-		if err != nil {
-			return fmt.Errorf("take /dev/%s aside: %w", name, err)
-		}
-		defer unix.Close(fd)
-		devs[name] = fd
-	}
-	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
-	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro); err != nil {
-		return fmt.Errorf("make / read-only: %w", err)
-	}
-	if err := newDev(devs); err != nil {
-		return err
-	}
-	// What nobody may not enter on the host (root's home, with its
-	// caches) is covered by a directory that holds the run's directories
-	// only.
-	for _, dir := range covers {
-		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
-			return fmt.Errorf("cover %s: %w", dir, err)
-		}
-	}
-	// The private directories share one file system of the size given;
-	// those within the run's own directories are mounted once these are
-	// back in place.
-	ps := &privates{size: size}
-	var inner []string
-	for _, dir := range spec.Private {
-		if slices.ContainsFunc(dirs, func(d string) bool { return within(dir, d) }) {
-			inner = append(inner, dir)
-			continue
-		}
-		if slices.ContainsFunc(covers, func(c string) bool { return within(dir, c) }) {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		if err := ps.mount(dir); err != nil {
+	m := &fileSystems{spec: spec, root: root, dirs: slices.Concat(spec.Writable, spec.ReadOnly, spec.Overlay)}
+	defer m.close()
+	for _, step := range []func() error{m.takeAside, m.readOnly, m.cover, m.putBack, m.giveWritable} {
+		if err := step(); err != nil {
 			return err
-		}
-	}
-	newProc()
-	// The writable ones back in place, then the read-only ones, which may
-	// be within them, and those that get an overlay.
-	for i, dir := range dirs {
-		if i >= len(spec.Writable) {
-			if err := unix.MountSetattr(clones[i], "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, ro); err != nil {
-				return fmt.Errorf("make %s read-only: %w", dir, err)
-			}
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("put %s back: %w", dir, err)
-		}
-		if err := unix.MoveMount(clones[i], "", unix.AT_FDCWD, dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("put %s back: %w", dir, err)
-		}
-	}
-	for _, dir := range inner {
-		if err := ps.mount(dir); err != nil {
-			return err
-		}
-	}
-	for _, dir := range covers {
-		if err := unix.MountSetattr(unix.AT_FDCWD, dir, 0, ro); err != nil {
-			return fmt.Errorf("make %s read-only: %w", dir, err)
-		}
-	}
-	for i, dir := range spec.Overlay {
-		if err := overlay(ps, i, dir, root); err != nil {
-			return err
-		}
-	}
-	if root {
-		for _, dir := range spec.Writable {
-			if err := give(dir, spec.ReadOnly); err != nil {
-				return fmt.Errorf("give %s to the sandbox's user: %w", dir, err)
-			}
 		}
 	}
 	if !spec.HostNetwork {
@@ -313,6 +219,142 @@ func setUp(spec Spec, root bool) error {
 	}
 	if err := unix.Sethostname([]byte("sandbox")); err != nil {
 		return fmt.Errorf("set the host name: %w", err)
+	}
+	return nil
+}
+
+// fileSystems sets up a sandbox's mounts, step by step: the directories
+// the run reads and writes (dirs: the writable ones, the read-only ones,
+// those that get an overlay) and the device files are taken aside; the
+// rest turns read-only; /dev, /proc, the private directories and, for
+// nobody, what nobody may not enter, are covered; dirs are put back in
+// place.
+type fileSystems struct {
+	spec   Spec
+	root   bool
+	dirs   []string
+	clones []int          // of dirs, detached
+	devs   map[string]int // clones of the device files, by name
+	covers []string       // see unreachable
+	ps     *privates
+	inner  []string // private directories within dirs
+}
+
+// readOnlyAttr makes a mount read-only, nosuid and nodev.
+var readOnlyAttr = &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+
+func (f *fileSystems) takeAside() error {
+	if f.root {
+		f.covers = unreachable(f.dirs, f.spec.Private)
+	}
+	for _, dir := range f.dirs {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			return fmt.Errorf("take %s aside: %w", dir, err)
+		}
+		f.clones = append(f.clones, fd)
+	}
+	f.devs = map[string]int{}
+	for _, name := range devices {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("take /dev/%s aside: %w", name, err)
+		}
+		f.devs[name] = fd
+	}
+	return nil
+}
+
+func (f *fileSystems) close() {
+	for _, fd := range f.clones {
+		unix.Close(fd)
+	}
+	for _, fd := range f.devs {
+		unix.Close(fd)
+	}
+}
+
+func (f *fileSystems) readOnly() error {
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, readOnlyAttr); err != nil {
+		return fmt.Errorf("make / read-only: %w", err)
+	}
+	return newDev(f.devs)
+}
+
+// cover mounts, over what the host has there: the directories that
+// nobody may not enter (root's home, with its caches), each by one that
+// will hold the run's directories only; the private directories but those
+// within dirs, which share one file system of the run's size; and /proc.
+func (f *fileSystems) cover() error {
+	for _, dir := range f.covers {
+		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
+			return fmt.Errorf("cover %s: %w", dir, err)
+		}
+	}
+	f.ps = &privates{size: cmp.Or(max(f.spec.PrivateSize, 0), DefaultPrivateSize)}
+	for _, dir := range f.spec.Private {
+		if slices.ContainsFunc(f.dirs, func(d string) bool { return within(dir, d) }) {
+			f.inner = append(f.inner, dir)
+			continue
+		}
+		if slices.ContainsFunc(f.covers, func(c string) bool { return within(dir, c) }) {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := f.ps.mount(dir); err != nil {
+			return err
+		}
+	}
+	newProc()
+	return nil
+}
+
+// putBack puts dirs back in place: the writable ones, then the read-only
+// ones, which may be within them, and those that get an overlay; then the
+// private directories within them.
+func (f *fileSystems) putBack() error {
+	for i, dir := range f.dirs {
+		if i >= len(f.spec.Writable) {
+			if err := unix.MountSetattr(f.clones[i], "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, readOnlyAttr); err != nil {
+				return fmt.Errorf("make %s read-only: %w", dir, err)
+			}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("put %s back: %w", dir, err)
+		}
+		if err := unix.MoveMount(f.clones[i], "", unix.AT_FDCWD, dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("put %s back: %w", dir, err)
+		}
+	}
+	for _, dir := range f.inner {
+		if err := f.ps.mount(dir); err != nil {
+			return err
+		}
+	}
+	for _, dir := range f.covers {
+		if err := unix.MountSetattr(unix.AT_FDCWD, dir, 0, readOnlyAttr); err != nil {
+			return fmt.Errorf("make %s read-only: %w", dir, err)
+		}
+	}
+	for i, dir := range f.spec.Overlay {
+		if err := overlay(f.ps, i, dir, f.root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// giveWritable gives nobody, whom root runs the program as, the writable
+// directories.
+func (f *fileSystems) giveWritable() error {
+	if !f.root {
+		return nil
+	}
+	for _, dir := range f.spec.Writable {
+		if err := give(dir, f.spec.ReadOnly); err != nil {
+			return fmt.Errorf("give %s to the sandbox's user: %w", dir, err)
+		}
 	}
 	return nil
 }

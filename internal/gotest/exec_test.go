@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -561,6 +562,26 @@ func BenchmarkExec_StartToFirstTest(b *testing.B) {
 	}
 }
 
+// BenchmarkMeter_Memory measures one reading of the memory of a test
+// binary and what it started, as a run under a memory limit makes every
+// 50ms: the binary (this one) and one child.
+func BenchmarkMeter_Memory(b *testing.B) {
+	if !memoryMetered {
+		b.Skip("a running binary's memory is read on Linux only")
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer child.Process.Kill()
+	m := cpuMeter{pid: os.Getpid()}
+	for b.Loop() {
+		if m.memory() <= 0 {
+			b.Fatal("no memory read")
+		}
+	}
+}
+
 // median runs the fixture's TestTwo in a sub-benchmark named name, in a
 // sandbox of spec if it is not nil, and returns the median time from Run's
 // call to the first test's start, in milliseconds.
@@ -568,6 +589,7 @@ func median(b *testing.B, name string, spec *sandbox.Spec) float64 {
 	var ms []float64
 	b.Run(name, func(b *testing.B) {
 		e := built(b, "TestTwo")
+		e.Memory, e.CPULimit = 1<<30, time.Minute // as mutate runs it
 		if spec != nil {
 			s := *spec
 			s.ReadOnly = []string{filepath.Dir(e.Binary), e.Dir}

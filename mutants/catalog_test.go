@@ -63,6 +63,59 @@ func TestCatalog_EightStepsInOrder(t *testing.T) {
 			t.Errorf("mutant %s lacks title, contract, rationale or seed", m.ID)
 		}
 	}
+	if len(s.Worksheet) != 3 {
+		t.Errorf("the worksheet has %d questions, want the note's closing three", len(s.Worksheet))
+	}
+}
+
+// noteFragments are the faulty fragments as the design note writes them,
+// cut mid-statement; each seed is the whole statement or expression
+// around one.
+var noteFragments = map[string]string{
+	"init-not-idempotent":   `CREATE TABLE jobs`,
+	"enqueue-replace":       `INSERT OR REPLACE INTO jobs`,
+	"state-empty-not-nil":   `if row else {}`,
+	"claim-boundary":        `row[0] >= now`,
+	"renew-expired":         `AND until>=?", (now+ttl`,
+	"complete-twice":        `AND done>=0 AND until>?", (result`,
+	"release-resets-fence":  `SET owner=NULL,until=0,fence=0 WHERE`,
+	"claim-many-first-only": `return [claim(path,job_id,owners[0],now,ttl)]`,
+}
+
+// Every seed holds the note's fragment, whole: its quotes and brackets
+// close.
+func TestCatalog_SeedsAreWholeStatements(t *testing.T) {
+	s, _ := load(t)
+	for _, m := range s.Mutants {
+		if !strings.Contains(m.Seed, noteFragments[m.ID]) {
+			t.Errorf("%s: seed %q lacks the note's fragment %q", m.ID, m.Seed, noteFragments[m.ID])
+		}
+		if !balanced(m.Seed) {
+			t.Errorf("%s: seed %q is cut: a quote or bracket does not close", m.ID, m.Seed)
+		}
+	}
+}
+
+// balanced reports whether every double quote of s closes and every
+// bracket outside quotes closes in order.
+func balanced(s string) bool {
+	var open []rune
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case quoted:
+		case strings.ContainsRune("([{", r):
+			open = append(open, r)
+		case strings.ContainsRune(")]}", r):
+			if len(open) == 0 || open[len(open)-1] != map[rune]rune{')': '(', ']': '[', '}': '{'}[r] {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return !quoted && len(open) == 0
 }
 
 // Every catalog mutant applies exactly once, on the line of its fragment,

@@ -228,7 +228,7 @@ func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	out := string(tmpl)
 	for _, m := range rep.Mutants {
-		empty := "  " + m.ID + ":\n    fails: []\n"
+		empty := "  " + m.ID + ":\n    fails:\n"
 		if !strings.Contains(out, empty) {
 			ts.Fatalf("template has no empty prediction for %s", m.ID)
 		}

@@ -21,8 +21,11 @@ import (
 var checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
 runs if one is invalid), run the mutants (or read a run's -results), and show
 per mutant what was predicted, failed, missed and wrong, with a score per file
-and a class summary. The model answer (the catalog's report.predictions) is
-shown apart, in no class figure. A mutant is worth its points: (catalog, 1 by
+and a class summary. A mutant a file leaves blank is not answered: counted
+apart, and what failed under it is not shown (-answers shows it). The model
+answer (the catalog's report.predictions) is graded apart, in no class figure;
+-answers shows its predictions. The answers to the worksheet's questions are
+shown, and carried by every output, never graded. A mutant is worth its points: (catalog, 1 by
 default), earned by an exact prediction, or with -credit partial in proportion
 to its F1 = 2·right / (2·right + wrong + missed).
 
@@ -46,6 +49,7 @@ func check(ctx context.Context, c *call, args []string) error {
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
 	creditFlag := fs.String("credit", "exact", "`how` a prediction earns its mutant's points: exact (all or nothing) or partial (in proportion to its F1)")
+	answers := fs.Bool("answers", false, "show the answers: what failed under the mutants a file does not answer, and the model answer's predictions")
 	var g predict.Outputs
 	fs.StringVar(&g.HTML, "html", "", "also write the class page to `file`: learners × mutants, as HTML")
 	fs.StringVar(&g.CSV, "csv", "", "also write a row per prediction file to `file`, as CSV")
@@ -78,7 +82,11 @@ func check(ctx context.Context, c *call, args []string) error {
 		}
 	}
 	if !sel.generate {
-		g.Model = exercise.ModelAnswer(".", sel.files)
+		// The exercise's model answer and worksheet; a catalog that cannot
+		// be read has none, and the run says why.
+		if set, err := exercise.Find(".", sel.files); err == nil {
+			g.Model, g.Questions = set.ModelAnswer(), set.Worksheet
+		}
 	}
 	if err := g.OneSubmission(fs.Args()); err != nil {
 		return err
@@ -96,9 +104,11 @@ func check(ctx context.Context, c *call, args []string) error {
 		if rep, err = report.ReadFile(*results); err != nil {
 			return err
 		}
-		pfs, err = lp.Load(predict.KnownOf(rep))
+		known := predict.KnownOf(rep)
+		known.Questions = questionIDs(g.Questions)
+		pfs, err = lp.Load(known)
 	} else {
-		rep, pfs, err = runChecked(ctx, c, &sel, &rf, lp, &out)
+		rep, pfs, err = runChecked(ctx, c, &sel, &rf, lp, &out, questionIDs(g.Questions))
 	}
 	if err != nil {
 		if rep != nil && g.Grading() && len(lp.Invalid) > 0 {
@@ -113,6 +123,9 @@ func check(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	class := g.Class(pfs, lp.Invalid, rep, credit)
+	if *answers {
+		class.ShowAnswers()
+	}
 	if err := writeGrades(c, &g, class, rep); err != nil {
 		return err
 	}
@@ -132,7 +145,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		// still an error.
 		return lp.Problems
 	}
-	if !class.AllExact() {
+	if !class.AllExact() || !*partial && !class.AllAnswered() {
 		return verdict(1)
 	}
 	return nil
@@ -150,7 +163,7 @@ func writeGrades(c *call, g *predict.Outputs, class *predict.Class, rep *report.
 // subtest names is checked before anything runs; subtest names, known
 // only from a run of the suite, after the baseline and before any mutant
 // (in a run of a pattern, after the run).
-func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs) (*report.Report, []*predict.File, error) {
+func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs, questions []string) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
@@ -171,13 +184,13 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	if err != nil {
 		return nil, nil, err
 	}
-	pfs, err := lp.Load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true})
+	pfs, err := lp.Load(predict.Known{Mutants: ids, Required: run, Tests: top, TopLevelOnly: true, Questions: questions})
 	if err != nil {
 		return plan.Pending(), nil, err
 	}
 	opt := rf.options(pr)
 	recheck := func(tests []string) error {
-		pfs, err = lp.Recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests})
+		pfs, err = lp.Recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests, Questions: questions})
 		return err
 	}
 	if !plan.Multi {
@@ -215,4 +228,13 @@ func setFlags(fs *flag.FlagSet, names ...string) []string {
 // colour.
 func isTerminal(c *call) bool {
 	return progress.IsTerminal(c.stdout) && os.Getenv("NO_COLOR") == ""
+}
+
+// questionIDs returns the ids of questions.
+func questionIDs(questions []exercise.Question) []string {
+	var ids []string
+	for _, q := range questions {
+		ids = append(ids, q.ID)
+	}
+	return ids
 }

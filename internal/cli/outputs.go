@@ -15,9 +15,9 @@ import (
 // of -junit, -stryker and -html, and -min-score. run and merge share them;
 // check writes -stryker and -html.
 type outputs struct {
-	asJSON, github, verbose bool
-	junit, stryker, html    string
-	minScore                float64
+	asJSON, github, verbose, answers bool
+	junit, stryker, html             string
+	minScore                         float64
 }
 
 func (o *outputs) register(fs *flag.FlagSet) {
@@ -26,6 +26,7 @@ func (o *outputs) register(fs *flag.FlagSet) {
 	o.registerFiles(fs)
 	fs.BoolVar(&o.github, "github", false, "also print GitHub Actions annotations for mutants not killed")
 	fs.BoolVar(&o.verbose, "v", false, "print each failing test's message in the kill matrix")
+	fs.BoolVar(&o.answers, "answers", false, "name the tests that failed under a catalog's mutants in the kill matrix: the exercise's answers (-json and the report files always do)")
 	fs.Float64Var(&o.minScore, "min-score", 0, "gate on the mutation score instead: exit 1 if it is below `ratio` (0.8: 80% of the mutants detected)")
 }
 
@@ -67,7 +68,7 @@ func (o *outputs) write(c *call, root string, rep *report.Report, show func(id s
 	if o.asJSON {
 		err = rep.WriteJSON(c.stdout)
 	} else {
-		err = rep.WriteText(c.stdout, o.verbose)
+		err = rep.WriteText(c.stdout, report.TextOptions{Verbose: o.verbose, Answers: o.answers})
 	}
 	if err != nil {
 		return err

@@ -46,9 +46,10 @@ func show(ctx context.Context, c *call, args []string) error {
 			field(c.stdout, "contract", m.Contract)
 			field(c.stdout, "rationale", m.Rationale)
 			if m.Seed != "" {
-				field(c.stdout, "seed", m.Seed+"   (the fragment as the design note writes it)")
+				field(c.stdout, "seed", m.Seed+"   (the design note's fragment, in its whole statement)")
 			}
 			field(c.stdout, "rewrite", m.Describe())
+			field(c.stdout, "question", m.Question)
 			fmt.Fprintln(c.stdout)
 			fmt.Fprint(c.stdout, a.Diff(file))
 		}

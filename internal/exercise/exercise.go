@@ -9,10 +9,13 @@
 //	  file: REPORT.md
 //	  mutants: [mutants/more.yaml]
 //	  predictions: predictions/model.yaml
+//	worksheet:                       # optional: the exercise's closing questions
+//	  - id: earlier-steps            # lower-case letters, digits, '-'
+//	    question: Why do the earlier steps' tests still hold in later steps?
 //	mutants:
 //	  - id: take-boundary            # lower-case letters, digits, '-'
 //	    step: 4                      # optional, as are title, contract,
-//	    title: ...                   # rationale, seed and points
+//	    title: ...                   # rationale, seed, question and points
 //	    target: Store.Claim          # a function, Type.Method, or package-level const or var
 //	    kind: expr                   # expr, stmt, body or string
 //	    find: until > now
@@ -66,7 +69,10 @@ type File struct {
 	Path    string // as given
 	Package string // the package it mutates, relative to the module root ("./stock"); "" if it names none
 	Report  *Report
-	Mutants []*mutation.Mutant
+	// Worksheet are the exercise's closing questions, which a prediction
+	// file answers beside its predictions.
+	Worksheet []Question
+	Mutants   []*mutation.Mutant
 
 	packageAt yamlfile.Pos
 }
@@ -79,8 +85,15 @@ type Report struct {
 	Predictions string   // a prediction file that the report scores, or ""
 }
 
+// Question is a question of an exercise's worksheet: what a learner
+// answers in words, read by the instructor, never graded.
+type Question struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+}
+
 // fields are the keys of a mutant, in the order they are documented.
-var fields = []string{"id", "step", "title", "contract", "rationale", "seed", "points", "target", "kind", "find", "replace", "occurrence", "line"}
+var fields = []string{"id", "step", "title", "contract", "rationale", "seed", "question", "points", "target", "kind", "find", "replace", "occurrence", "line"}
 
 // required are the fields every mutant must give.
 var required = []string{"id", "target", "kind", "find", "replace"}
@@ -99,7 +112,7 @@ func LoadFile(path string) (*File, error) {
 	}
 	top, dups := root.Entries()
 	errs = append(errs, dups...)
-	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "report", "mutants"); err != nil {
+	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "report", "worksheet", "mutants"); err != nil {
 		errs = append(errs, err)
 	}
 	found := false
@@ -115,6 +128,10 @@ func LoadFile(path string) (*File, error) {
 			r, rerrs := decodeReport(e.Value)
 			f.Report = r
 			errs = append(errs, rerrs...)
+		case "worksheet":
+			var werrs yamlfile.Errors
+			f.Worksheet, werrs = decodeWorksheet(e.Value)
+			errs = append(errs, werrs...)
 		case "mutants":
 			found = true
 			ms, merrs := decodeMutants(e)
@@ -176,6 +193,57 @@ func decodeReport(n yamlfile.Node) (*Report, yamlfile.Errors) {
 		errs = append(errs, n.Errorf("report needs a file: the document whose generated blocks mutate report rewrites"))
 	}
 	return r, errs
+}
+
+// decodeWorksheet reads a worksheet: a list of questions, each with an id
+// and the question.
+func decodeWorksheet(n yamlfile.Node) ([]Question, yamlfile.Errors) {
+	items, err := n.Seq()
+	if err != nil {
+		return nil, yamlfile.Errors{n.Errorf("worksheet must be a list of questions, each with an id and a question, got %s", n.Kind())}
+	}
+	var (
+		qs   []Question
+		errs yamlfile.Errors
+		seen = map[string]int{}
+	)
+	for _, item := range items {
+		if item.Kind() != "a mapping" {
+			errs = append(errs, item.Errorf("a question of the worksheet is a mapping with id and question, got %s", item.Kind()))
+			continue
+		}
+		entries, eerrs := item.Entries()
+		errs = append(errs, eerrs...)
+		if err := yamlfile.CheckKeys(entries, "a question", "id", "question"); err != nil {
+			errs = append(errs, err)
+		}
+		var q Question
+		for _, e := range entries {
+			var err error
+			switch e.Key {
+			case "id":
+				if q.ID, err = e.Value.String(); err == nil && !mutation.ValidID(q.ID) {
+					err = e.Value.Errorf("question id %q: use lower-case letters, digits and '-'", q.ID)
+				}
+				if first, dup := seen[q.ID]; dup && err == nil {
+					err = e.Value.Errorf("question %s: duplicate id (first at line %d)", q.ID, first)
+				}
+				seen[q.ID] = e.Value.Pos().Line
+			case "question":
+				q.Question, err = e.Value.String()
+				q.Question = strings.TrimSpace(q.Question)
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if q.ID == "" || q.Question == "" {
+			errs = append(errs, item.Errorf("a question of the worksheet needs an id and a question"))
+			continue
+		}
+		qs = append(qs, q)
+	}
+	return qs, errs
 }
 
 func decodeMutants(e yamlfile.Entry) ([]*mutation.Mutant, yamlfile.Errors) {
@@ -290,6 +358,8 @@ func stringField(m *mutation.Mutant, key string) *string {
 		return &m.Rationale
 	case "seed":
 		return &m.Seed
+	case "question":
+		return &m.Question
 	case "target":
 		return &m.Target
 	case "find":
@@ -322,6 +392,8 @@ type Set struct {
 	// Package is the package the files name, relative to the module root;
 	// "" when none names one.
 	Package string
+	// Worksheet are the files' closing questions, in order.
+	Worksheet []Question
 }
 
 // Load reads the mutants files at paths, or the module's catalog when
@@ -353,6 +425,7 @@ func Load(root string, paths []string) (*Set, error) {
 			continue
 		}
 		s.Files = append(s.Files, f)
+		s.Worksheet = append(s.Worksheet, f.Worksheet...)
 		if f.Package != "" {
 			switch {
 			case pkgFrom == nil:
@@ -378,23 +451,23 @@ func Load(root string, paths []string) (*Set, error) {
 	return s, nil
 }
 
-// ModelAnswer returns the absolute path of the exercise's model answer:
-// the prediction file that the report section of a mutants file at paths
-// (the catalog of the module that holds dir when there are none) names.
-// It returns "" when none names one, or a file cannot be read (the run
-// says why).
-func ModelAnswer(dir string, paths []string) string {
+// Find reads the mutants files at paths, or the catalog, of the module
+// that holds dir (see Load).
+func Find(dir string, paths []string) (*Set, error) {
 	root, err := FindRoot(dir)
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	set, err := Load(root, paths)
-	if err != nil {
-		return ""
-	}
-	for _, f := range set.Files {
+	return Load(root, paths)
+}
+
+// ModelAnswer returns the absolute path of the exercise's model answer:
+// the prediction file that the report section of one of its files names;
+// "" when none names one.
+func (s *Set) ModelAnswer() string {
+	for _, f := range s.Files {
 		if f.Report != nil && f.Report.Predictions != "" {
-			return filepath.Join(root, filepath.FromSlash(f.Report.Predictions))
+			return filepath.Join(s.Root, filepath.FromSlash(f.Report.Predictions))
 		}
 	}
 	return ""

@@ -45,8 +45,8 @@ func TestLoadFile_EveryProblemWithItsPosition(t *testing.T) {
 	want := []string{
 		`testdata/files/many-problems.yaml:3:9: mutant Bad: id "Bad": use lower-case letters, digits and '-'`,
 		`testdata/files/many-problems.yaml:5:11: mutant Bad: unknown kind "exp" (did you mean "expr"?): want one of body, expr, stmt, string`,
-		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, points, target, kind, find, replace, occurrence, line`,
 		`testdata/files/many-problems.yaml:8:5: mutant typo: missing field "target" (needs: id, target, kind, find, replace)`,
+		`testdata/files/many-problems.yaml:9:5: unknown field "taget" in a mutant (did you mean "target"?); the fields are: id, step, title, contract, rationale, seed, question, points, target, kind, find, replace, occurrence, line`,
 		`testdata/files/many-problems.yaml:14:11: want a whole number, got a string`,
 		`testdata/files/many-problems.yaml:22:11: mutant broken: find is not a Go expr: line 1:8: expected operand, found 'EOF'`,
 		`testdata/files/many-problems.yaml:23:14: mutant broken: replace is not a Go expr: line 1:9: expected operand, found 'EOF'`,
@@ -64,7 +64,7 @@ func TestLoadFile_ErrorsNamePosition(t *testing.T) {
 	}{
 		{"unparsable-find.yaml", "unparsable-find.yaml:5:11: mutant broken: find is not a Go expr: line 1:8: expected operand"},
 		{"duplicate-id.yaml", `duplicate-id.yaml:7:9: mutant same: duplicate id (first at line 2): ids must be unique`},
-		{"unknown-field.yaml", `unknown-field.yaml:3:5: unknown field "taget" in a mutant (did you mean "target"?)`},
+		{"unknown-field.yaml", "unknown-field.yaml:2:5: mutant typo: missing field \"target\" (needs: id, target, kind, find, replace)\n" + filepath.Join("testdata", "files", "unknown-field.yaml:3:5: unknown field \"taget\" in a mutant (did you mean \"target\"?)")},
 		{"missing-field.yaml", `missing-field.yaml:2:5: mutant no-replace: missing field "replace" (needs: id, target, kind, find, replace)`},
 		{"wrong-type.yaml", "wrong-type.yaml:3:11: want a whole number, got a string"},
 		{"not-a-list.yaml", "not-a-list.yaml:2:3: mutants must be a list, got a mapping"},
@@ -159,5 +159,37 @@ func TestLoadFile_Points(t *testing.T) {
 	}
 	if f.Mutants[0].Points != 3 || f.Mutants[1].Points != 0 {
 		t.Errorf("LoadFile() points = %d, %d; want 3, 0 (the default)", f.Mutants[0].Points, f.Mutants[1].Points)
+	}
+}
+
+// A mutants file may carry the exercise's worksheet: closing questions,
+// and a question of a step on its mutant.
+func TestLoadFile_Worksheet(t *testing.T) {
+	f, err := LoadFile("testdata/files/worksheet.yaml")
+	if err != nil {
+		t.Fatalf("LoadFile() error = %v", err)
+	}
+	want := []Question{
+		{ID: "earlier-steps", Question: "Why do the earlier steps' tests still hold in later steps?"},
+		{ID: "not-guaranteed", Question: "What does this experiment not guarantee?"},
+	}
+	if len(f.Worksheet) != 2 || f.Worksheet[0] != want[0] || f.Worksheet[1] != want[1] {
+		t.Errorf("Worksheet = %+v, want %+v", f.Worksheet, want)
+	}
+	if q := f.Mutants[0].Question; q != "Which input shows it?" {
+		t.Errorf("the mutant's question = %q", q)
+	}
+	_, err = LoadFile("testdata/files/bad-worksheet.yaml")
+	wantErrs := []string{
+		`3:9: question id "Earlier": use lower-case letters, digits and '-'`,
+		`7:9: question twice: duplicate id (first at line 5)`,
+		`9:5: a question of the worksheet needs an id and a question`,
+		`12:5: unknown field "answer" in a question; the fields are: id, question`,
+	}
+	for i, w := range wantErrs {
+		wantErrs[i] = "testdata/files/bad-worksheet.yaml:" + w
+	}
+	if err == nil || err.Error() != strings.Join(wantErrs, "\n") {
+		t.Errorf("LoadFile(bad) error =\n%v\nwant\n%s", err, strings.Join(wantErrs, "\n"))
 	}
 }

@@ -66,6 +66,15 @@ type Unit struct {
 	Ordinals []int
 }
 
+// Worksheet returns the closing questions of the unit's exercise: those
+// of its mutants files; none for generated mutants.
+func (u *Unit) Worksheet() []Question {
+	if u.Set == nil {
+		return nil
+	}
+	return u.Set.Worksheet
+}
+
 // RelFile returns the path of a's file relative to the module root, with
 // forward slashes.
 func (u *Unit) RelFile(a *mutation.Applied) string {

@@ -56,10 +56,13 @@ type Mutant struct {
 	Contract  string // the contract sentence it breaks
 	Rationale string // why the contract says so
 	Seed      string // the faulty fragment as a design note wrote it
-	Target    string // "Func", "Type.Method", or a package-level const or var
-	Kind      Kind
-	Find      string // the Go fragment in the reference code
-	Replace   string // the fragment that replaces it
+	// Question is what the worksheet asks of this step beside the
+	// prediction, if anything (see exercise.Question).
+	Question string
+	Target   string // "Func", "Type.Method", or a package-level const or var
+	Kind     Kind
+	Find     string // the Go fragment in the reference code
+	Replace  string // the fragment that replaces it
 	// Occurrence picks, counting from 1 in source order, one of several
 	// matches of Find; Line picks the match on that line of the file.
 	// Zero for either means: Find must match exactly once.
@@ -98,6 +101,10 @@ func IDs(ms []*Mutant) []string {
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// ValidID reports whether id is an id that files may use: lower-case
+// letters, digits and '-', not starting with '-'.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // Check validates what needs no source code: the id, the kind, and that
 // both fragments are fragments of that kind. Its error joins every

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
@@ -22,8 +23,9 @@ type Outcome struct {
 	Wrong        []string      `json:"wrong"`         // predicted, but passed
 	Missed       []Missed      `json:"missed"`        // failed, but not predicted
 	Exact        bool          `json:"exact"`         // nothing wrong and nothing missed
-	NotPredicted bool          `json:"not_predicted"` // the file has no prediction for it
+	NotPredicted bool          `json:"not_predicted"` // the file has no prediction for it, or leaves it blank: not answered
 	Why          string        `json:"why,omitempty"`
+	Answer       string        `json:"answer,omitempty"` // to the step's question, if the exercise asks one
 	// F1 is the harmonic mean of the prediction's precision and recall
 	// against the failing set (see Compare); Points what it earned of
 	// MaxPoints, the mutant's worth, under the score's credit.
@@ -102,6 +104,7 @@ type Score struct {
 	Learner   string    `json:"learner,omitempty"`
 	Outcomes  []Outcome `json:"outcomes"` // in the run's mutant order
 	Exact     int       `json:"exact"`    // outcomes that are exact
+	Answered  int       `json:"answered"` // outcomes predicted, not left blank or out
 	Total     int       `json:"total"`    // mutants in the run
 	Right     int       `json:"right"`
 	Wrong     int       `json:"wrong"`
@@ -118,6 +121,42 @@ type Score struct {
 	Model bool `json:"model_answer,omitempty"`
 	// Problems are why the file could not be compared: it earns nothing.
 	Problems []string `json:"problems,omitempty"`
+	// Worksheet are the file's answers to the exercise's closing
+	// questions, in the exercise's order (see Outputs.Class): read by the
+	// instructor, never graded.
+	Worksheet []WorksheetAnswer `json:"worksheet,omitempty"`
+	// ShowAnswers makes the text outputs show what failed under the
+	// mutants the file did not answer (check -answers); without it they
+	// say only that they were not answered.
+	ShowAnswers bool `json:"-"`
+}
+
+// WorksheetAnswer is a learner's answer to one of the exercise's closing
+// questions.
+type WorksheetAnswer struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	Answer   string `json:"answer"` // "" when not answered
+}
+
+// answerWorksheet sets s's worksheet: f's answer to each of questions.
+func (s *Score) answerWorksheet(questions []exercise.Question, f *File) {
+	s.Worksheet = nil
+	for _, q := range questions {
+		s.Worksheet = append(s.Worksheet, WorksheetAnswer{ID: q.ID, Question: q.Question, Answer: f.Worksheet[q.ID]})
+	}
+}
+
+// WorksheetAnswered returns how many of the worksheet's questions s
+// answers.
+func (s *Score) WorksheetAnswered() int {
+	n := 0
+	for _, a := range s.Worksheet {
+		if a.Answer != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Name returns the learner's name, or the file's path.
@@ -149,12 +188,13 @@ func Compare(f *File, rep *report.Report, credit Credit) *Score {
 			Right: []string{}, Wrong: []string{}, Missed: []Missed{}, MaxPoints: m.Worth()}
 		s.MaxPoints += o.MaxPoints
 		p := f.Lookup(m.ID)
-		if p == nil {
+		if p == nil || !p.Answered {
 			o.NotPredicted = true
 			s.Outcomes = append(s.Outcomes, o)
 			continue
 		}
-		o.Predicted, o.Why = p.Fails, p.Why
+		s.Answered++
+		o.Predicted, o.Why, o.Answer = p.Fails, p.Why, p.Answer
 		failed := map[string]bool{}
 		for _, name := range m.FailedTests {
 			failed[name] = true
@@ -199,7 +239,7 @@ func Compare(f *File, rep *report.Report, credit Credit) *Score {
 // InvalidScore is the score of a file that could not be compared with
 // rep's mutants: every prediction missing, nothing earned, and why.
 func InvalidScore(inv Invalid, rep *report.Report) *Score {
-	s := &Score{File: inv.File, Total: len(rep.Mutants), Credit: CreditExact, Problems: inv.Problems}
+	s := &Score{File: inv.File, Learner: inv.Learner, Total: len(rep.Mutants), Credit: CreditExact, Problems: inv.Problems}
 	for _, m := range rep.Mutants {
 		o := Outcome{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, NotPredicted: true, MaxPoints: m.Worth()}
 		s.MaxPoints += o.MaxPoints
@@ -246,12 +286,23 @@ type Class struct {
 	// Mispredicted counts, for every mutant, the learners whose prediction
 	// of it was not exact, most mispredicted first.
 	Mispredicted []MutantCount `json:"mispredicted"`
+	showAnswers  bool
 }
 
 // MutantCount is how many files mispredicted one mutant.
 type MutantCount struct {
 	Mutant string `json:"mutant"`
 	Files  int    `json:"files"`
+}
+
+// ShowAnswers makes every score's text show what failed under the
+// mutants it did not answer, and the model answer's predictions whole
+// (check -answers).
+func (c *Class) ShowAnswers() {
+	for _, s := range c.all() {
+		s.ShowAnswers = true
+	}
+	c.showAnswers = true
 }
 
 // NewClass gathers the scores, with the files that could not be
@@ -306,6 +357,17 @@ func (c *Class) AllExact() bool {
 			if !o.Exact && !o.NotPredicted {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// AllAnswered reports whether every file, the model answer's included,
+// answers every mutant of the run.
+func (c *Class) AllAnswered() bool {
+	for _, s := range c.all() {
+		if s.Answered < s.Total {
+			return false
 		}
 	}
 	return true

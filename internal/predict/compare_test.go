@@ -160,7 +160,7 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	for _, want := range []string{
 		"(alice): 1 of 2 exact, 1 of 2 points, precision 0.50, recall 0.50",
 		"class: 2 learners\n",
-		"mispredicted most: m2 (2 of 2)",
+		"mispredicted most: m2 (2 of 2 valid)",
 		"    wrong:     TestA (predicted, but it passed)",
 		"    missed:    TestB (it failed with:)\n                 TestB failed",
 	} {
@@ -175,7 +175,7 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	if err := c.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| alice | 1/2 | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ | 0/1 |",
+	for _, want := range []string{"| alice | 1/2 | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 valid |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ | 0/1 |",
 		"What the missed tests reported:\n\n- `TestB` under `m2`:\n\n  ```\n  TestB failed\n  ```\n"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, buf.String())
@@ -235,5 +235,88 @@ func TestComparable_RefusesRunsStoppedAtTheFirstFailure(t *testing.T) {
 	err := Comparable(rep)
 	if err == nil || err.Error() != "cannot compare predictions with mutants whose run stopped at the first failing test (run them with -full): early" {
 		t.Fatalf("Comparable() = %v", err)
+	}
+}
+
+// An entry left blank (fails and why empty, as the template writes it) is
+// not answered: counted apart, never a prediction that the mutant
+// survives, and what failed under it is not shown unless asked.
+func TestCompare_BlankIsNotAnswered(t *testing.T) {
+	f := loadString(t, known, "learner: dan\npredictions:\n  m1: {fails: [TestA]}\n  m2:\n    fails:\n    why:\n  m3: {fails: [], why: nothing observes it}\n")
+	s := Compare(f, gradedRun(), CreditExact)
+	if s.Answered != 2 || s.Exact != 2 || s.Points != 2 || s.MaxPoints != 4 {
+		t.Fatalf("answered %d, exact %d, points %v of %d; want 2 answered, both exact, 2 of 4 points", s.Answered, s.Exact, s.Points, s.MaxPoints)
+	}
+	if o := s.Outcomes[1]; !o.NotPredicted || o.Exact || o.Points != 0 {
+		t.Fatalf("m2 = %+v, want not answered, no points", o)
+	}
+	c := NewClass([]*Score{s}, nil)
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"(dan): 2 of 3 answered, 2 of 2 exact, 2 of 4 points",
+		"- m2 (step 2): not answered\n",
+		"1 mutant not answered: fill in fails (and why) in ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "TestB") {
+		t.Errorf("text names TestB, which failed under m2, not answered:\n%s", out)
+	}
+	buf.Reset()
+	c.ShowAnswers()
+	if err := c.WriteText(&buf, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- m2 (step 2, killed): not answered\n    failed:    TestA, TestB\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("with answers, text lacks %q:\n%s", want, buf.String())
+	}
+}
+
+// The model answer's grade is shown, not its predictions, unless asked.
+func TestClass_TheModelAnswerIsGradedNotShown(t *testing.T) {
+	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
+	model.Model = true
+	c := NewClass([]*Score{model}, nil)
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "(model, the model answer): 3 of 3 exact, 4 of 4 points, precision 1.00, recall 1.00\n    (its predictions, the answers: check -answers shows them)\n"; !strings.HasSuffix(buf.String(), want) || strings.Contains(buf.String(), "TestB") {
+		t.Errorf("text = %q, want only the grade: %q", buf.String(), want)
+	}
+	c.ShowAnswers()
+	buf.Reset()
+	if err := c.WriteText(&buf, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "    failed:    TestA, TestB\n") {
+		t.Errorf("with answers, text lacks the model's comparison:\n%s", buf.String())
+	}
+}
+
+// The learner of an invalid file is read as far as the file allows: from
+// its YAML, from its learner: line when the YAML is not valid, from
+// nothing when it is not UTF-8.
+func TestLearnerOf(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ src, want string }{
+		{"learner: alice\npredictions:\n  m9: {fails: []}\n", "alice"},
+		{"learner: \"Bo Li\"  # me\npredictions:\n  m1: {fails: [TestA\n", "Bo Li"},
+		{"learner: Ren\xe9e\npredictions: {}\n", ""},
+		{"predictions:\n  m1: {fails: []}\n", ""},
+	} {
+		path := filepath.Join(dir, "p.yaml")
+		if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := LearnerOf(path); got != tc.want {
+			t.Errorf("LearnerOf(%q) = %q, want %q", tc.src, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 )
@@ -103,14 +104,22 @@ func (s *Score) WriteClassroom(w io.Writer) error {
 		}
 		res.Tests = append(res.Tests, t)
 	}
+	if len(s.Worksheet) > 0 {
+		// For the instructor to read: it scores nothing.
+		var b strings.Builder
+		s.writeWorksheet(&b)
+		res.Tests = append(res.Tests, classroomTest{Name: "worksheet (not graded)", Status: "pass", Message: strings.TrimRight(b.String(), "\n"),
+			TestCode: "go tool mutate check " + s.File, Filename: s.File})
+	}
 	return writeJSON(w, res)
 }
 
 // WriteCSV writes a row per file, for a spreadsheet or an LMS import:
 // learner, file, role (learner, invalid or model answer), the exact
 // count, points, the most points, precision and recall (empty when
-// undefined), then a column per mutant: exact, differs, missing or
-// invalid.
+// undefined), then a column per mutant: exact, differs, not answered or
+// invalid, and one per worksheet question: the learner's answer. An invalid file's row has its learner, as far as the file
+// could be read, and the points it could have earned.
 func (c *Class) WriteCSV(w io.Writer) error {
 	var ids []string
 	for _, s := range c.all() {
@@ -120,8 +129,20 @@ func (c *Class) WriteCSV(w io.Writer) error {
 			}
 		}
 	}
+	var questions []string
+	for _, s := range c.Scores {
+		for _, a := range s.Worksheet {
+			if !slices.Contains(questions, a.ID) {
+				questions = append(questions, a.ID)
+			}
+		}
+	}
+	header := append([]string{"learner", "file", "role", "exact", "points", "max_points", "precision", "recall"}, ids...)
+	for _, q := range questions {
+		header = append(header, "worksheet: "+q)
+	}
 	cw := csv.NewWriter(w)
-	cw.Write(append([]string{"learner", "file", "role", "exact", "points", "max_points", "precision", "recall"}, ids...))
+	cw.Write(header)
 	ratio := func(r Ratio) string {
 		if !r.Defined() {
 			return ""
@@ -137,17 +158,33 @@ func (c *Class) WriteCSV(w io.Writer) error {
 		for _, id := range ids {
 			row = append(row, cellWord(s, id))
 		}
+		for _, q := range questions {
+			row = append(row, s.worksheetAnswer(q))
+		}
 		cw.Write(row)
 	}
 	for _, inv := range c.Invalid {
-		row := []string{"", inv.File, "invalid", "0", "0", "", "", ""}
+		row := []string{inv.Learner, inv.File, "invalid", "0", "0", fmt.Sprint(inv.MaxPoints), "", ""}
 		for range ids {
 			row = append(row, "invalid")
+		}
+		for range questions {
+			row = append(row, "")
 		}
 		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// worksheetAnswer returns s's answer to question id, "" if none.
+func (s *Score) worksheetAnswer(id string) string {
+	for _, a := range s.Worksheet {
+		if a.ID == id {
+			return a.Answer
+		}
+	}
+	return ""
 }
 
 // cellWord is a file's prediction of mutant id in one word.
@@ -156,14 +193,14 @@ func cellWord(s *Score, id string) string {
 		switch {
 		case o.Mutant != id:
 		case o.NotPredicted:
-			return "missing"
+			return "not answered"
 		case o.Exact:
 			return "exact"
 		default:
 			return "differs"
 		}
 	}
-	return "missing"
+	return "not answered"
 }
 
 // name is how a graded mutant is named: "step 4: claim-boundary (the
@@ -186,15 +223,20 @@ func (s *Score) feedback(o *Outcome) string {
 		return "not compared: " + s.File + " is invalid"
 	}
 	var b strings.Builder
-	o.writeText(&b, Style{}, s.Credit)
+	o.writeText(&b, Style{}, s.Credit, s.ShowAnswers)
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// summary is what a grade says of the whole file: the heading, or why
-// the file could not be compared.
+// summary is what a grade says of the whole file: the heading and the
+// worksheet's answers, or why the file could not be compared.
 func (s *Score) summary() string {
 	if len(s.Problems) == 0 {
-		return s.heading()
+		if len(s.Worksheet) == 0 {
+			return s.heading()
+		}
+		var b strings.Builder
+		s.writeWorksheet(&b)
+		return s.heading() + "\n\n" + strings.TrimRight(b.String(), "\n")
 	}
 	return fmt.Sprintf("%s is invalid, so nothing was compared and it scores 0 of %s; fix every problem and check it again:\n%s",
 		s.File, text.Count(s.MaxPoints, "point", "points"), strings.Join(s.Problems, "\n"))
@@ -233,6 +275,9 @@ func (c *Class) Submission(rep *report.Report) (*Score, error) {
 type Outputs struct {
 	HTML, CSV, Gradescope, Visibility, Classroom string
 	Model                                        string
+	// Questions are the exercise's closing questions, which the files'
+	// worksheets answer.
+	Questions []exercise.Question
 }
 
 // OutputFile is one file to write: where, what it is, and how; Note is
@@ -313,10 +358,17 @@ func (o *Outputs) Paths() []string { return []string{o.HTML, o.CSV, o.Gradescope
 // Class compares every valid file with rep under credit, the model answer
 // marked, and gathers the class with the invalid files.
 func (o *Outputs) Class(files []*File, invalid []Invalid, rep *report.Report, credit Credit) *Class {
+	invalid = slices.Clone(invalid)
+	for i := range invalid {
+		invalid[i].MaxPoints = InvalidScore(invalid[i], rep).MaxPoints
+	}
 	var scores []*Score
 	for _, f := range files {
 		s := Compare(f, rep, credit)
 		s.Model = o.IsModel(f.Path)
+		if !s.Model {
+			s.answerWorksheet(o.Questions, f)
+		}
 		scores = append(scores, s)
 	}
 	return NewClass(scores, invalid)

@@ -5,11 +5,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
@@ -188,13 +190,14 @@ func TestInvalidScore(t *testing.T) {
 }
 
 // The CSV has a row per file, the model answer marked as such and an
-// invalid file as invalid, and a column per mutant.
+// invalid file as invalid, with its learner and the points it could have
+// earned, and a column per mutant.
 func TestClass_WriteCSV(t *testing.T) {
 	a := Compare(loadString(t, known, alice), gradedRun(), CreditExact)
 	blank := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), gradedRun(), CreditExact)
 	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
 	model.Model = true
-	c := NewClass([]*Score{model, a, blank}, []Invalid{{File: "bob.yaml"}})
+	c := NewClass([]*Score{model, a, blank}, []Invalid{{File: "bob.yaml", Learner: "bob", MaxPoints: 4}})
 	var b bytes.Buffer
 	if err := c.WriteCSV(&b); err != nil {
 		t.Fatal(err)
@@ -206,9 +209,9 @@ func TestClass_WriteCSV(t *testing.T) {
 	want := [][]string{
 		{"learner", "file", "role", "exact", "points", "max_points", "precision", "recall", "m1", "m2", "m3"},
 		{"alice", a.File, "learner", "1", "1", "4", "0.5000", "0.6667", "exact", "differs", "differs"},
-		{"", blank.File, "learner", "0", "0", "4", "", "0.0000", "differs", "missing", "missing"},
+		{"", blank.File, "learner", "0", "0", "4", "", "0.0000", "differs", "not answered", "not answered"},
 		{"model", model.File, "model answer", "3", "4", "4", "1.0000", "1.0000", "exact", "exact", "exact"},
-		{"", "bob.yaml", "invalid", "0", "0", "", "", "", "invalid", "invalid", "invalid"},
+		{"bob", "bob.yaml", "invalid", "0", "0", "4", "", "", "invalid", "invalid", "invalid"},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("CSV rows = %q, want %q", rows, want)
@@ -222,5 +225,79 @@ func TestClass_WriteCSV(t *testing.T) {
 	// mispredicted by alice or the blank file, once.
 	if c.Learners() != 3 || len(c.Mispredicted) != 3 || c.Mispredicted[0] != (MutantCount{"m1", 1}) || c.Mispredicted[2] != (MutantCount{"m3", 1}) {
 		t.Errorf("learners %d, mispredicted %+v; want 3, each mutant once", c.Learners(), c.Mispredicted)
+	}
+}
+
+// The worksheet's answers are read from the file, by question, and every
+// output carries them for the instructor: the text, the CSV, the class
+// page, Gradescope's output and a Classroom test that scores nothing.
+func TestClass_WorksheetAnswers(t *testing.T) {
+	questions := []exercise.Question{{ID: "earlier", Question: "Why do the earlier tests hold?"}, {ID: "limits", Question: "What is not guaranteed?"}}
+	k := known
+	k.Questions = []string{"earlier", "limits"}
+	f := loadString(t, k, alice+"worksheet:\n  earlier: |\n    Nothing later writes the fence\n    but Claim.\n  limits:\n")
+	o := Outputs{Questions: questions}
+	c := o.Class([]*File{f}, nil, gradedRun(), CreditExact)
+	s := c.Scores[0]
+	if s.WorksheetAnswered() != 1 || s.Worksheet[0].Answer != "Nothing later writes the fence\nbut Claim." || s.Worksheet[1].Answer != "" {
+		t.Fatalf("Worksheet = %+v, want the first answered", s.Worksheet)
+	}
+	var b bytes.Buffer
+	if err := c.WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "worksheet: 1 of 2 answered (not graded: your instructor reads it)\n  earlier: Why do the earlier tests hold?\n      Nothing later writes the fence\n      but Claim.\n  limits: What is not guaranteed?\n      (not answered)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := c.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, r := rows[0], rows[1]; h[len(h)-2] != "worksheet: earlier" || h[len(h)-1] != "worksheet: limits" || r[len(r)-2] != "Nothing later writes the fence\nbut Claim." || r[len(r)-1] != "" {
+		t.Errorf("CSV = %q, want the answers in the last columns", rows)
+	}
+	b.Reset()
+	if err := c.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<h3 id=\"worksheet-earlier\">Why do the earlier tests hold?</h3>\n<table class=\"worksheet\"><tbody>\n<tr><th>alice</th><td>Nothing later writes the fence\nbut Claim.</td></tr>"; !strings.Contains(b.String(), want) {
+		t.Errorf("class page lacks %q", want)
+	}
+	var gs, cr bytes.Buffer
+	if err := s.WriteGradescope(&gs, "visible"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteClassroom(&cr); err != nil {
+		t.Fatal(err)
+	}
+	var g gradescopeResults
+	var cl classroomResult
+	json.Unmarshal(gs.Bytes(), &g)
+	json.Unmarshal(cr.Bytes(), &cl)
+	if !strings.Contains(g.Output, "  earlier: Why do the earlier tests hold?\n      Nothing later writes the fence") {
+		t.Errorf("Gradescope's output = %q, want the worksheet", g.Output)
+	}
+	last := cl.Tests[len(cl.Tests)-1]
+	if last.Name != "worksheet (not graded)" || last.Score != 0 || !strings.Contains(last.Message, "but Claim.") || cl.MaxScore != 4 {
+		t.Errorf("Classroom's last test = %+v, max %d; want the worksheet, scoring nothing, out of 4", last, cl.MaxScore)
+	}
+}
+
+// A worksheet answers the exercise's questions only.
+func TestLoad_WorksheetOfKnownQuestions(t *testing.T) {
+	k := known
+	k.Questions = []string{"earlier"}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.yaml")
+	os.WriteFile(path, []byte("predictions:\n  m1: {fails: []}\nworksheet:\n  earlir: yes\n"), 0o644)
+	if _, err := Load(path, k, true); err == nil || !strings.Contains(err.Error(), `p.yaml:4:3: unknown question "earlir" (did you mean "earlier"?); the questions are: earlier`) {
+		t.Errorf("Load() error = %v, want the unknown question", err)
+	}
+	if _, err := Load(path, known, true); err == nil || !strings.Contains(err.Error(), `p.yaml:4:3: this exercise has no worksheet: remove "worksheet:"`) {
+		t.Errorf("Load(no questions) error = %v, want no worksheet", err)
 	}
 }

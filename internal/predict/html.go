@@ -10,20 +10,34 @@ import (
 )
 
 // Invalid is a prediction file that could not be compared, with every
-// problem, each at its file:line:col.
+// problem, each at its file:line:col; its learner, as far as the file
+// could be read; and the points it could have earned (set by
+// Outputs.Class).
 type Invalid struct {
-	File     string
-	Problems []string
+	File      string   `json:"file"`
+	Learner   string   `json:"learner,omitempty"`
+	Problems  []string `json:"problems"`
+	MaxPoints int      `json:"max_points"`
+}
+
+// Name returns the invalid file's learner, or its path when its learner
+// could not be read.
+func (inv Invalid) Name() string {
+	if inv.Learner != "" {
+		return inv.Learner
+	}
+	return inv.File
 }
 
 // WriteHTML writes the class page, one self-contained HTML file for an
 // instructor after a lab: a row per learner and a column per mutant, each
-// cell exact, differs (what was missed and wrong on hover), not predicted
+// cell exact, differs (what was missed and wrong on hover), not answered
 // or invalid; per learner the exact count, points, precision and recall;
-// per mutant the share of the class that predicted it exactly and the
-// tests the class missed most often; then the invalid files with their
-// problems. An invalid file counts in the class, with no exact
-// prediction; the model answer has a row apart and counts in nothing.
+// per mutant the share of the valid files that predicted it exactly and
+// the tests the class missed most often; then the invalid files with
+// their problems. An invalid file is a row of the class, with its
+// learner, and no share of a mutant's; the model answer has a row apart
+// and counts in nothing.
 func (c *Class) WriteHTML(w io.Writer) error {
 	page := classPage{Learners: c.Learners(), Invalid: c.Invalid}
 	var ids []string
@@ -35,7 +49,7 @@ func (c *Class) WriteHTML(w io.Writer) error {
 		}
 	}
 	for _, id := range ids {
-		page.Mutants = append(page.Mutants, c.mutantColumn(id, page.Learners))
+		page.Mutants = append(page.Mutants, c.mutantColumn(id))
 	}
 	for _, s := range c.all() {
 		row := classRow{Name: s.Name(), File: s.File, Exact: s.Exact, Total: s.Total, Model: s.Model,
@@ -49,8 +63,16 @@ func (c *Class) WriteHTML(w io.Writer) error {
 		}
 		page.Rows = append(page.Rows, row)
 	}
+	for _, s := range c.Scores {
+		for i, a := range s.Worksheet {
+			if i == len(page.Worksheet) {
+				page.Worksheet = append(page.Worksheet, worksheetQuestion{ID: a.ID, Question: a.Question})
+			}
+			page.Worksheet[i].Answers = append(page.Worksheet[i].Answers, worksheetAnswer{Learner: s.Name(), Answer: a.Answer})
+		}
+	}
 	for _, inv := range c.Invalid {
-		row := classRow{Name: inv.File, File: inv.File, Invalid: true}
+		row := classRow{Name: inv.Name(), File: inv.File, Invalid: true}
 		for range ids {
 			row.Cells = append(row.Cells, classCell{Class: "invalid", Mark: "!", Title: "the file is invalid: see its problems below"})
 		}
@@ -59,9 +81,9 @@ func (c *Class) WriteHTML(w io.Writer) error {
 	return classTemplate.Execute(w, page)
 }
 
-// mutantColumn sums up the class's predictions of mutant id.
-func (c *Class) mutantColumn(id string, learners int) classMutant {
-	col := classMutant{ID: id}
+// mutantColumn sums up the valid files' predictions of mutant id.
+func (c *Class) mutantColumn(id string) classMutant {
+	col := classMutant{ID: id, Valid: len(c.Scores)}
 	missed := map[string]int{}
 	for _, s := range c.Scores {
 		for _, o := range s.Outcomes {
@@ -77,8 +99,8 @@ func (c *Class) mutantColumn(id string, learners int) classMutant {
 			}
 		}
 	}
-	if learners > 0 {
-		col.Share = fmt.Sprintf("%d%%", (100*col.Exact+learners/2)/learners)
+	if col.Valid > 0 {
+		col.Share = fmt.Sprintf("%d%%", (100*col.Exact+col.Valid/2)/col.Valid)
 	}
 	for test, n := range missed {
 		col.Missed = append(col.Missed, testCount{Test: test, Files: n})
@@ -97,7 +119,7 @@ func cellOf(s *Score, id string) classCell {
 		}
 		switch {
 		case o.NotPredicted:
-			return classCell{Class: "not-predicted", Mark: "–", Title: "not predicted"}
+			return classCell{Class: "not-predicted", Mark: "–", Title: "not answered"}
 		case o.Exact:
 			return classCell{Class: "exact", Mark: "✓", Title: "exact: " + list(o.Failed, "none failed")}
 		}
@@ -118,17 +140,30 @@ func cellOf(s *Score, id string) classCell {
 }
 
 type classPage struct {
-	Learners int
-	Mutants  []classMutant
-	Rows     []classRow
-	Model    *classRow // the model answer's, apart
-	Invalid  []Invalid
+	Learners  int
+	Mutants   []classMutant
+	Rows      []classRow
+	Model     *classRow // the model answer's, apart
+	Invalid   []Invalid
+	Worksheet []worksheetQuestion
+}
+
+// worksheetQuestion is one of the closing questions, with each valid
+// file's answer.
+type worksheetQuestion struct {
+	ID, Question string
+	Answers      []worksheetAnswer
+}
+
+type worksheetAnswer struct {
+	Learner, Answer string
 }
 
 type classMutant struct {
 	ID, Status string
 	Exact      int    // learners whose prediction was exact
-	Share      string // of the whole class
+	Valid      int    // learners whose file is valid
+	Share      string // of the valid files
 	Missed     []testCount
 }
 
@@ -180,16 +215,18 @@ td.not-predicted { color: #667085; }
 tr.model th, tr.model td { font-style: italic; }
 td.num, tfoot td { text-align: right; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, monospace; }
+#missed th code { white-space: nowrap; }
+table.worksheet td { white-space: pre-wrap; max-width: 60rem; }
 </style>
 </head>
 <body>
 <h1>The class: {{.Learners}} {{if eq .Learners 1}}learner{{else}}learners{{end}}, {{len .Mutants}} mutants</h1>
-<p>A cell is one learner's prediction of one mutant: ✓ exact, ✗ differs (hover for what was missed and wrongly predicted), – not predicted, ! the file is invalid.</p>
+<p>A cell is one learner's prediction of one mutant: ✓ exact, ✗ differs (hover for what was missed and wrongly predicted), – not answered, ! the file is invalid.</p>
 <table id="class">
 <thead><tr><th>learner</th>{{range .Mutants}}<th class="mutant" title="{{.ID}}: {{.Status}}"><span>{{.ID}}</span></th>{{end}}<th>exact</th><th>points</th><th>precision</th><th>recall</th></tr></thead>
 <tbody>
 {{range .Rows}}{{template "row" (rowOf . $.Mutants)}}{{end}}</tbody>
-<tfoot><tr><th>exact</th>{{range .Mutants}}<td class="share" data-mutant="{{.ID}}" title="{{.Exact}} of {{$.Learners}} predicted {{.ID}} exactly">{{.Share}}</td>{{end}}<td colspan="4"></td></tr>
+<tfoot><tr><th>exact</th>{{range .Mutants}}<td class="share" data-mutant="{{.ID}}" title="{{.Exact}} of {{.Valid}} valid files predicted {{.ID}} exactly">{{.Share}}</td>{{end}}<td colspan="4"></td></tr>
 {{with .Model}}<tr class="model"><td colspan="{{len $.Mutants | plus 5}}">The model answer, not counted in the class:</td></tr>
 {{template "row" (rowOf . $.Mutants)}}{{end}}</tfoot>
 </table>
@@ -198,12 +235,18 @@ code { font-family: ui-monospace, monospace; }
 <table id="missed">
 <thead><tr><th>mutant</th><th>status</th><th>exact</th><th>tests missed</th></tr></thead>
 <tbody>
-{{range .Mutants}}<tr><th><code>{{.ID}}</code></th><td>{{.Status}}</td><td class="num">{{.Exact}} of {{$.Learners}}</td><td>{{range $i, $m := .Missed}}{{if $i}}, {{end}}<code>{{$m.Test}}</code> ({{$m.Files}}){{else}}none{{end}}</td></tr>
+{{range .Mutants}}<tr><th><code>{{.ID}}</code></th><td>{{.Status}}</td><td class="num">{{.Exact}} of {{.Valid}} valid</td><td>{{range $i, $m := .Missed}}{{if $i}}, {{end}}<code>{{$m.Test}}</code> ({{$m.Files}}){{else}}none{{end}}</td></tr>
 {{end}}</tbody>
 </table>
-{{with .Invalid}}<h2>Invalid files</h2>
+{{with .Worksheet}}<h2>The worksheet</h2>
+<p>The learners' answers to the closing questions: read, not graded.</p>
+{{range .}}<h3 id="worksheet-{{.ID}}">{{.Question}}</h3>
+<table class="worksheet"><tbody>
+{{range .Answers}}<tr><th>{{.Learner}}</th><td>{{if .Answer}}{{.Answer}}{{else}}<em>not answered</em>{{end}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{end}}{{with .Invalid}}<h2>Invalid files</h2>
 <p>These files could not be compared; each must be fixed and checked again.</p>
-{{range .}}<h3><code>{{.File}}</code></h3>
+{{range .}}<h3>{{if .Learner}}{{.Learner}}: {{end}}<code>{{.File}}</code></h3>
 <ul class="problems">{{range .Problems}}<li><code>{{.}}</code></li>{{end}}</ul>
 {{end}}{{end}}
 </body>

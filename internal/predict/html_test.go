@@ -9,14 +9,14 @@ import (
 )
 
 // The class page has a cell per learner and mutant, the share of the
-// class exact per mutant (an invalid file counts, with no exact
-// prediction), precision and recall per learner, the tests missed most
-// often, and the invalid files with their problems.
+// valid files exact per mutant (an invalid file is a row, with its
+// learner, and in no share), precision and recall per learner, the tests
+// missed most often, and the invalid files with their problems.
 func TestClass_WriteHTML(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), killed("m2", "TestA", "TestB")}}
 	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep, CreditExact)
 	bob := Compare(loadString(t, known, "learner: <b>bob</b>\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestP]}\n"), rep, CreditExact)
-	invalid := []Invalid{{File: "carol.yaml", Problems: []string{"carol.yaml:3:7: unknown test \"TestZ\""}}}
+	invalid := []Invalid{{File: "carol.yaml", Learner: "carol", Problems: []string{"carol.yaml:3:7: unknown test \"TestZ\""}}}
 	var buf bytes.Buffer
 	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n"), rep, CreditExact)
 	model.Model = true
@@ -34,11 +34,13 @@ func TestClass_WriteHTML(t *testing.T) {
 		`<tr class="model"><td colspan="7">The model answer, not counted in the class:</td></tr>
 <tr class="model"><th title="`,
 		`<td class="num">2/2</td><td class="num">2/2</td><td class="num">1.00</td><td class="num">1.00</td></tr>`,
-		`<td class="cell invalid" data-learner="carol.yaml" data-mutant="m2"`,
-		`<td class="share" data-mutant="m1" title="2 of 3 predicted m1 exactly">67%</td>`,
-		`<td class="share" data-mutant="m2" title="0 of 3 predicted m2 exactly">0%</td>`,
-		`<tr><th><code>m2</code></th><td>killed</td><td class="num">0 of 3</td><td><code>TestB</code> (2), <code>TestA</code> (1)</td></tr>`,
-		`<tr><th><code>m1</code></th><td>killed</td><td class="num">2 of 3</td><td>none</td></tr>`,
+		`<tr class="invalid"><th title="carol.yaml">carol</th>`,
+		`<td class="cell invalid" data-learner="carol" data-mutant="m2"`,
+		`<td class="share" data-mutant="m1" title="2 of 2 valid files predicted m1 exactly">100%</td>`,
+		`<td class="share" data-mutant="m2" title="0 of 2 valid files predicted m2 exactly">0%</td>`,
+		`<tr><th><code>m2</code></th><td>killed</td><td class="num">0 of 2 valid</td><td><code>TestB</code> (2), <code>TestA</code> (1)</td></tr>`,
+		`<tr><th><code>m1</code></th><td>killed</td><td class="num">2 of 2 valid</td><td>none</td></tr>`,
+		`<h3>carol: <code>carol.yaml</code></h3>`,
 		`<li><code>carol.yaml:3:7: unknown test &#34;TestZ&#34;</code></li>`,
 	} {
 		if !strings.Contains(page, want) {

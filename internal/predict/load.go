@@ -8,6 +8,19 @@
 //	  take-boundary:
 //	    fails: [TestTake_AllOfThem]   # [] predicts the mutant survives
 //	    why: taking the last two of two items must work
+//	  take-all:
+//	    fails:                # with no why: not answered yet
+//	    why:
+//
+// An entry whose fails is empty (null) and whose why is empty is not
+// answered: it is counted apart, never as a prediction that the mutant
+// survives, which fails: [] says. An entry's answer answers its step's
+// question, if the exercise asks one; worksheet answers the exercise's
+// closing questions, by id. Answers are read, never graded:
+//
+//	worksheet:
+//	  earlier-steps: |
+//	    Step 1 keeps every row...
 //
 // Validation is strict, and every error names file:line:col and says how
 // to fix the file.
@@ -27,6 +40,9 @@ type File struct {
 	Path        string
 	Learner     string
 	Predictions []*Prediction // in file order
+	// Worksheet are the answers to the exercise's closing questions, by
+	// question id; a question left empty has none.
+	Worksheet   map[string]string
 	root        yamlfile.Node
 	predictions yamlfile.Node // the "predictions:" key, for errors about it
 }
@@ -54,7 +70,11 @@ type Prediction struct {
 	Mutant string
 	Fails  []string // full test names; a subtest is "Parent/sub"; empty: survives
 	Why    string
-	failAt []yamlfile.Node
+	Answer string // to the step's question, if the exercise asks one
+	// Answered says that the learner predicted: fails is a list, [] for
+	// a survivor. An entry left as the template wrote it is not.
+	Answered bool
+	failAt   []yamlfile.Node
 }
 
 // Known is what predictions may name.
@@ -68,6 +88,9 @@ type Known struct {
 	// predicted name before its first "/" is checked.
 	Tests        []string
 	TopLevelOnly bool
+	// Questions are the ids of the exercise's closing questions, which a
+	// file's worksheet may answer.
+	Questions []string
 }
 
 // Load reads and validates a prediction file. Unless partial, every known
@@ -94,7 +117,7 @@ func (f *File) decode(known Known) yamlfile.Errors {
 		return yamlfile.Errors{f.root.Errorf("a prediction file is a mapping that starts with \"predictions:\", got %s", f.root.Kind())}
 	}
 	top, errs := f.root.Entries()
-	if err := yamlfile.CheckKeys(top, "a prediction file", "learner", "predictions"); err != nil {
+	if err := yamlfile.CheckKeys(top, "a prediction file", "learner", "predictions", "worksheet"); err != nil {
 		errs = append(errs, err)
 	}
 	found := false
@@ -112,6 +135,8 @@ func (f *File) decode(known Known) yamlfile.Errors {
 			found = true
 			f.predictions = e.KeyAt
 			errs = append(errs, f.decodePredictions(e.Value, known)...)
+		case "worksheet":
+			errs = append(errs, f.decodeWorksheet(e.Value, known)...)
 		}
 	}
 	if !found && len(errs) == 0 {
@@ -143,28 +168,72 @@ func (f *File) decodePredictions(n yamlfile.Node, known Known) yamlfile.Errors {
 	return errs
 }
 
+// decodeWorksheet reads the answers to the closing questions: a mapping
+// of question ids to text.
+func (f *File) decodeWorksheet(n yamlfile.Node, known Known) yamlfile.Errors {
+	if n.IsNull() {
+		return nil
+	}
+	if n.Kind() != "a mapping" {
+		return yamlfile.Errors{n.Errorf("worksheet must map question ids to answers, got %s", n.Kind())}
+	}
+	if len(known.Questions) == 0 {
+		return yamlfile.Errors{n.Errorf("this exercise has no worksheet: remove \"worksheet:\"")}
+	}
+	entries, errs := n.Entries()
+	f.Worksheet = map[string]string{}
+	for _, e := range entries {
+		if !slices.Contains(known.Questions, e.Key) {
+			errs = append(errs, e.KeyAt.Errorf("unknown question %q%s; the questions are: %s",
+				e.Key, suggest.Hint(e.Key, known.Questions), strings.Join(known.Questions, ", ")))
+			continue
+		}
+		if e.Value.IsNull() {
+			continue
+		}
+		answer, err := e.Value.String()
+		if err != nil {
+			errs = append(errs, e.Value.Errorf("the answer to %s must be text, got %s", e.Key, e.Value.Kind()))
+			continue
+		}
+		if answer = strings.TrimSpace(answer); answer != "" {
+			f.Worksheet[e.Key] = answer
+		}
+	}
+	return errs
+}
+
 func decodePrediction(e yamlfile.Entry) (*Prediction, yamlfile.Errors) {
 	if e.Value.Kind() != "a mapping" {
 		return nil, yamlfile.Errors{e.Value.Errorf("%s must be a mapping with \"fails:\" and \"why:\", got %s", e.Key, e.Value.Kind())}
 	}
 	fields, errs := e.Value.Entries()
-	if err := yamlfile.CheckKeys(fields, "a prediction", "fails", "why"); err != nil {
+	if err := yamlfile.CheckKeys(fields, "a prediction", "fails", "why", "answer"); err != nil {
 		errs = append(errs, err)
 	}
 	p := &Prediction{Mutant: e.Key}
-	hasFails := false
 	for _, fe := range fields {
 		switch fe.Key {
-		case "why":
+		case "why", "answer":
 			if fe.Value.IsNull() {
 				continue
 			}
-			var err error
-			if p.Why, err = fe.Value.String(); err != nil {
-				errs = append(errs, fe.Value.Errorf("why must be text, got %s", fe.Value.Kind()))
+			text, err := fe.Value.String()
+			if err != nil {
+				errs = append(errs, fe.Value.Errorf("%s must be text, got %s", fe.Key, fe.Value.Kind()))
+				continue
+			}
+			if fe.Key == "why" {
+				p.Why = text
+			} else {
+				p.Answer = strings.TrimSpace(text)
 			}
 		case "fails":
-			hasFails = true
+			if fe.Value.IsNull() {
+				continue // not answered, unless why says otherwise
+			}
+			p.Answered = true
+			p.Fails = []string{}
 			items, err := fe.Value.Seq()
 			if err != nil {
 				errs = append(errs, fe.Value.Errorf("fails must be a list of test names, such as [TestX, TestY/sub], or [] if you expect the mutant to survive; got %s", fe.Value.Kind()))
@@ -185,8 +254,8 @@ func decodePrediction(e yamlfile.Entry) (*Prediction, yamlfile.Errors) {
 			}
 		}
 	}
-	if !hasFails {
-		errs = append(errs, e.KeyAt.Errorf("%s has no \"fails:\": list the tests you expect to fail, or write fails: [] if you expect the mutant to survive", e.Key))
+	if !p.Answered && p.Why != "" {
+		errs = append(errs, e.KeyAt.Errorf("%s has a why but no fails: list the tests you expect to fail, or write fails: [] if you expect the mutant to survive", e.Key))
 	}
 	return p, errs
 }

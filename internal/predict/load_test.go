@@ -30,9 +30,14 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"duplicate-in-full-file.yaml", false, []string{`10:3: duplicate key "claim-boundary" (first at line 5): keep one`}},
 		{"duplicate-test.yaml", true, []string{`5:9: TestClaim_ReassignsAtExactExpiry is listed twice (first at line 4)`}},
 		{"unknown-field.yaml", true, []string{
-			`3:5: unknown field "fail" in a prediction (did you mean "fails"?); the fields are: fails, why`,
-			`2:3: claim-boundary has no "fails:": list the tests you expect to fail, or write fails: [] if you expect the mutant to survive`}},
-		{"no-fails.yaml", true, []string{`2:3: claim-boundary has no "fails:": list the tests you expect to fail, or write fails: [] if you expect the mutant to survive`}},
+			`3:5: unknown field "fail" in a prediction (did you mean "fails"?); the fields are: fails, why, answer`}},
+		{"no-fails.yaml", true, []string{`2:3: claim-boundary has a why but no fails: list the tests you expect to fail, or write fails: [] if you expect the mutant to survive`}},
+		// Problems come in the order of their places in the file, however
+		// they were found.
+		{"out-of-order.yaml", true, []string{
+			`3:13: mutant claim-boundary: unknown test "TestClaim_AtExpiry"; the suite's tests are listed at the end of mutate template's output`,
+			`7:5: unknown field "because" in a prediction; the fields are: fails, why, answer`}},
+		{"not-utf8.yaml", true, []string{`1:13: not UTF-8: byte 0xE9 cannot start or continue a character here; save the file as UTF-8`}},
 		{"fails-not-a-list.yaml", true, []string{`3:12: fails must be a list of test names, such as [TestX, TestY/sub], or [] if you expect the mutant to survive; got a string`}},
 		{"fails-item-not-a-string.yaml", true, []string{`3:13: a test name must be a string, got a list`}},
 		{"prediction-not-a-mapping.yaml", true, []string{`2:19: claim-boundary must be a mapping with "fails:" and "why:", got a list`}},
@@ -40,7 +45,7 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"empty.yaml", true, []string{`1:1: the file is empty`}},
 		{"not-yaml.yaml", true, []string{`3:12: not valid YAML: sequence end token ']' not found`}},
 		{"prose.yaml", true, []string{`1:1: a prediction file is a mapping that starts with "predictions:", got a string`}},
-		{"unknown-top-field.yaml", true, []string{`1:1: unknown field "lerner" in a prediction file (did you mean "learner"?); the fields are: learner, predictions`}},
+		{"unknown-top-field.yaml", true, []string{`1:1: unknown field "lerner" in a prediction file (did you mean "learner"?); the fields are: learner, predictions, worksheet`}},
 		{"no-predictions.yaml", true, []string{`1:1: no "predictions:" mapping: run mutate template for a file to fill in`}},
 		{"predictions-not-a-mapping.yaml", true, []string{`2:3: "predictions:" must map mutant ids to predictions, got a list`}},
 		{"learner-not-a-string.yaml", true, []string{`1:10: learner must be a name, got a list`}},
@@ -89,7 +94,26 @@ func TestLoad_ReadsAFile(t *testing.T) {
 	if p == nil || strings.Join(p.Fails, ",") != "TestRenew_RefusesAnythingButTheLiveLease/AtExactExpiry" || p.Why != "renew at now == until must be refused" {
 		t.Fatalf("Lookup(renew-expired) = %+v", p)
 	}
-	if p := f.Lookup("complete-twice"); p == nil || len(p.Fails) != 0 || p.Why != "" {
-		t.Fatalf("Lookup(complete-twice) = %+v, want fails [] and no why", p)
+	if p := f.Lookup("complete-twice"); p == nil || p.Fails == nil || len(p.Fails) != 0 || p.Why != "" || !p.Answered {
+		t.Fatalf("Lookup(complete-twice) = %+v, want fails [] and no why: answered, it survives", p)
+	}
+}
+
+// A file saved with a byte order mark reads as one without; an entry left
+// as the template writes it (fails and why empty) is not answered, and
+// predicts nothing.
+func TestLoad_BOMAndBlankEntries(t *testing.T) {
+	f, err := Load("testdata/good/bom.yaml", full, true)
+	if err != nil {
+		t.Fatalf("Load() error = %v", err)
+	}
+	if f.Learner != "alice" {
+		t.Errorf("learner = %q, want alice", f.Learner)
+	}
+	if p := f.Lookup("claim-boundary"); p == nil || !p.Answered || strings.Join(p.Fails, ",") != "TestClaim_ReassignsAtExactExpiry" {
+		t.Errorf("Lookup(claim-boundary) = %+v, want an answer", p)
+	}
+	if p := f.Lookup("renew-expired"); p == nil || p.Answered || p.Fails != nil || p.Why != "" {
+		t.Errorf("Lookup(renew-expired) = %+v, want an entry not answered", p)
 	}
 }

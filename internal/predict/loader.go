@@ -2,6 +2,10 @@ package predict
 
 import (
 	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
@@ -47,7 +51,7 @@ func (lp *Loader) Recheck(pfs []*File, known Known) ([]*File, error) {
 }
 
 func (lp *Loader) setAside(path string, errs yamlfile.Errors) {
-	inv := Invalid{File: path}
+	inv := Invalid{File: path, Learner: LearnerOf(path)}
 	for _, e := range errs {
 		inv.Problems = append(inv.Problems, e.Error())
 	}
@@ -69,4 +73,31 @@ func problemsOf(err error) yamlfile.Errors {
 		return list
 	}
 	return yamlfile.Errors{err}
+}
+
+// learnerLine is the learner's line of a prediction file, read as text.
+var learnerLine = regexp.MustCompile(`(?m)^learner:[ \t]*["']?([^"'#\n]*?)["']?[ \t]*(?:#.*)?$`)
+
+// LearnerOf returns the learner that the file at path names, as far as it
+// can be read: from its YAML, or, when that is not valid, from its
+// learner: line; "" if neither says.
+func LearnerOf(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil || !utf8.Valid(data) {
+		return ""
+	}
+	if root, err := yamlfile.Parse(path, data); err == nil && root.Kind() == "a mapping" {
+		entries, _ := root.Entries()
+		for _, e := range entries {
+			if e.Key == "learner" {
+				name, _ := e.Value.String()
+				return name
+			}
+		}
+		return ""
+	}
+	if m := learnerLine.FindSubmatch(data); m != nil {
+		return strings.TrimSpace(string(m[1]))
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/mutation"
 )
 
@@ -14,6 +15,9 @@ type Template struct {
 	Package string // the mutated package, as the module names it: "./stock"
 	Mutants []*mutation.Mutant
 	Tests   []string // the suite's tests, every subtest included
+	// Worksheet are the exercise's closing questions, each with a place
+	// for its answer.
+	Worksheet []exercise.Question
 	// Check is the command that checks the file, and Show returns the one
 	// that shows a mutant, with the flags that chose the mutants, so that
 	// the file's hints work as printed.
@@ -22,9 +26,11 @@ type Template struct {
 }
 
 // Write writes the template: every mutant in order, with its step,
-// contract and fragment as comments and an empty prediction, then the
-// names of the suite's tests as a comment block, so that a learner never
-// has to guess a name.
+// contract and fragment as comments and an empty prediction (and a place
+// for the answer to its step's question, if it has one), the worksheet's
+// closing questions with a place for each answer, then the names of the
+// suite's tests as a comment block, so that a learner never has to guess
+// a name. An entry left as it is written is not answered.
 func (t Template) Write(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `# Predictions of the tests that fail under each mutant of package %s
@@ -33,7 +39,7 @@ func (t Template) Write(w io.Writer) error {
 # fail under it: full names as listed at the end of this file, a subtest as
 # Parent/sub. A top-level name stands for its subtests too. Write fails: []
 # if you expect the mutant to survive. In why, say which input, error or
-# state exposes the difference.
+# state exposes the difference. An entry left empty is not answered.
 #
 `, t.Package)
 	fmt.Fprintf(&b, "# Then check yourself:\n#   %s\n", t.Check)
@@ -62,7 +68,23 @@ func (t Template) Write(w io.Writer) error {
 			comment(&b, "  ", "faulty fragment: "+m.Seed)
 		}
 		comment(&b, "  ", fmt.Sprintf("rewrite: %s (%s)", m.Describe(), t.Show(m.ID)))
-		fmt.Fprintf(&b, "  %s:\n    fails: []\n    why:\n", m.ID)
+		if m.Question != "" {
+			comment(&b, "  ", "question: "+m.Question)
+		}
+		fmt.Fprintf(&b, "  %s:\n    fails:\n    why:\n", m.ID)
+		if m.Question != "" {
+			b.WriteString("    answer:\n")
+		}
+	}
+	if len(t.Worksheet) > 0 {
+		b.WriteString("\n# The worksheet: answer each question in your own words, after your\n# predictions (not graded: your instructor reads the answers).\nworksheet:\n")
+		for i, q := range t.Worksheet {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			comment(&b, "  ", q.Question)
+			fmt.Fprintf(&b, "  %s:\n", q.ID)
+		}
 	}
 	fmt.Fprintf(&b, "\n# The suite's tests (%d), a subtest as Parent/sub:\n", len(t.Tests))
 	for _, name := range t.Tests {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 )
@@ -17,7 +18,7 @@ func fill(t *testing.T, template []byte, rep *report.Report) []byte {
 	t.Helper()
 	out := string(template)
 	for _, m := range rep.Mutants {
-		empty := "  " + m.ID + ":\n    fails: []\n"
+		empty := "  " + m.ID + ":\n    fails:\n"
 		if !strings.Contains(out, empty) {
 			t.Fatalf("template has no empty prediction for %s", m.ID)
 		}
@@ -42,7 +43,9 @@ func TestTemplate(t *testing.T) {
 	ms := mutants()
 	names := []string{"TestA", "TestB", "TestB/sub"}
 	var buf bytes.Buffer
-	tmpl := Template{Package: "./lease", Mutants: ms, Tests: names, Check: "go tool mutate check -mutants x.yaml t.yaml",
+	ms[1].Question = "Which input tells it apart?"
+	questions := []exercise.Question{{ID: "earlier-steps", Question: "Why do the earlier steps' tests still hold?"}, {ID: "not-guaranteed", Question: "What does it not guarantee?"}}
+	tmpl := Template{Package: "./lease", Mutants: ms, Tests: names, Worksheet: questions, Check: "go tool mutate check -mutants x.yaml t.yaml",
 		Show: func(id string) string { return "go tool mutate show -mutants x.yaml " + id }}
 	if err := tmpl.Write(&buf); err != nil {
 		t.Fatal(err)
@@ -52,7 +55,9 @@ func TestTemplate(t *testing.T) {
 		"# Predictions of the tests that fail under each mutant of package ./lease\n",
 		"# Then check yourself:\n#   go tool mutate check -mutants x.yaml t.yaml\nlearner:\npredictions:\n",
 		"  # step 4: the expiry comparison in Claim is inclusive\n  # contract: Claim returns 0 while until > now.\n",
-		"  # faulty fragment: row[0] >= now\n  # rewrite: expr `until > now` -> `until >= now` in Store.Claim (go tool\n  #   mutate show -mutants x.yaml claim-boundary)\n  claim-boundary:\n    fails: []\n    why:\n",
+		"  # faulty fragment: row[0] >= now\n  # rewrite: expr `until > now` -> `until >= now` in Store.Claim (go tool\n  #   mutate show -mutants x.yaml claim-boundary)\n  # question: Which input tells it apart?\n  claim-boundary:\n    fails:\n    why:\n    answer:\n",
+		"  claim-many-body:\n    fails:\n    why:\n\n",
+		"# The worksheet: answer each question in your own words, after your\n# predictions (not graded: your instructor reads the answers).\nworksheet:\n  # Why do the earlier steps' tests still hold?\n  earlier-steps:\n\n  # What does it not guarantee?\n  not-guaranteed:\n",
 		"  # rewrite: the whole body of Store.ClaimMany replaced (go tool mutate show\n",
 		"  # claim-ignores-done\n  # rewrite: stmt `if done { return 0, nil }` deleted from Store.Claim (go\n",
 		"# The suite's tests (3), a subtest as Parent/sub:\n#   TestA\n#   TestB\n#   TestB/sub\n",
@@ -67,12 +72,13 @@ func TestTemplate(t *testing.T) {
 		}
 	}
 
-	// The template as written is a valid, complete prediction: every mutant survives.
+	// The template as written is a valid, complete file, with no mutant
+	// answered: none is predicted to survive.
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	known := Known{Mutants: ids, Tests: names}
+	known := Known{Mutants: ids, Tests: names, Questions: []string{"earlier-steps", "not-guaranteed"}}
 	path := filepath.Join(t.TempDir(), "t.yaml")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -81,8 +87,13 @@ func TestTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(template) error = %v", err)
 	}
-	if f.Learner != "" || len(f.Predictions) != len(ms) {
-		t.Fatalf("Load(template) = learner %q, %d predictions", f.Learner, len(f.Predictions))
+	if f.Learner != "" || len(f.Predictions) != len(ms) || len(f.Worksheet) != 0 {
+		t.Fatalf("Load(template) = learner %q, %d predictions, worksheet %v", f.Learner, len(f.Predictions), f.Worksheet)
+	}
+	for _, p := range f.Predictions {
+		if p.Answered {
+			t.Errorf("Load(template): %s is answered, want not", p.Mutant)
+		}
 	}
 
 	// Filled with what actually failed, it checks exact.

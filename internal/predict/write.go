@@ -41,6 +41,11 @@ func (c *Class) WriteText(w io.Writer, st Style) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
+		if s.Model && !c.showAnswers {
+			// Its grade, not its contents: the answers of the exercise.
+			fmt.Fprintf(&b, "%s\n    (its predictions, the answers: check -answers shows them)\n", st.bold(s.heading()))
+			continue
+		}
 		s.writeText(&b, st)
 	}
 	files := c.Learners()
@@ -66,24 +71,58 @@ func (s *Score) heading() string {
 	case s.Learner != "":
 		name += " (" + s.Learner + ")"
 	}
-	return fmt.Sprintf("%s: %d of %d exact, %s of %s, precision %s, recall %s",
-		name, s.Exact, s.Total, points(s.Points), text.Count(s.MaxPoints, "point", "points"), s.Precision, s.Recall)
+	exact := fmt.Sprintf("%d of %d exact", s.Exact, s.Total)
+	if s.Answered < s.Total && len(s.Problems) == 0 {
+		exact = fmt.Sprintf("%d of %d answered, %d of %d exact", s.Answered, s.Total, s.Exact, s.Answered)
+	}
+	return fmt.Sprintf("%s: %s, %s of %s, precision %s, recall %s",
+		name, exact, points(s.Points), text.Count(s.MaxPoints, "point", "points"), s.Precision, s.Recall)
 }
 
 func (s *Score) writeText(b *strings.Builder, st Style) {
 	fmt.Fprintf(b, "%s\n", st.bold(s.heading()))
 	for _, o := range s.Outcomes {
 		b.WriteString("\n")
-		o.writeText(b, st, s.Credit)
+		o.writeText(b, st, s.Credit, s.ShowAnswers)
+	}
+	if n := s.Total - s.Answered; n > 0 && len(s.Problems) == 0 && !s.ShowAnswers {
+		fmt.Fprintf(b, "\n%s not answered: fill in fails (and why) in %s; check -answers shows what failed\n", text.Count(n, "mutant", "mutants"), s.File)
+	}
+	if len(s.Worksheet) > 0 {
+		b.WriteString("\n")
+		s.writeWorksheet(b)
 	}
 }
 
-// writeText writes what one prediction got right, missed and wrong.
-func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit) {
+// writeWorksheet writes the file's answers to the closing questions, each
+// under its question.
+func (s *Score) writeWorksheet(b *strings.Builder) {
+	fmt.Fprintf(b, "worksheet: %d of %d answered (not graded: your instructor reads it)\n", s.WorksheetAnswered(), len(s.Worksheet))
+	for _, a := range s.Worksheet {
+		fmt.Fprintf(b, "  %s: %s\n", a.ID, text.Wrap(a.Question, 76, "    "))
+		answer := a.Answer
+		if answer == "" {
+			answer = "(not answered)"
+		}
+		fmt.Fprintf(b, "%s\n", text.Indent(answer, "      "))
+	}
+}
+
+// writeText writes what one prediction got right, missed and wrong; of a
+// mutant not answered, that it was not, and what failed under it only
+// with answers.
+func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit, answers bool) {
 	head := fmt.Sprintf("%s (%s%s)", o.Mutant, text.StepPrefix(o.Step), o.Status)
 	switch {
+	case o.NotPredicted && !answers:
+		head = o.Mutant
+		if o.Step > 0 {
+			head += fmt.Sprintf(" (step %d)", o.Step)
+		}
+		fmt.Fprintf(b, "%s %s: %s\n", st.dim("-"), head, st.dim("not answered"))
+		return
 	case o.NotPredicted:
-		fmt.Fprintf(b, "%s %s: %s\n", st.dim("-"), head, st.dim("not predicted"))
+		fmt.Fprintf(b, "%s %s: %s\n", st.dim("-"), head, st.dim("not answered"))
 		fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
 		return
 	case o.Exact:
@@ -93,6 +132,9 @@ func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit) {
 	}
 	fmt.Fprintf(b, "    predicted: %s\n", list(o.Predicted, "none: it survives"))
 	fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
+	if o.Answer != "" {
+		fmt.Fprintf(b, "    answer:    %s\n", strings.ReplaceAll(o.Answer, "\n", "\n               "))
+	}
 	if o.Exact {
 		return
 	}
@@ -132,7 +174,7 @@ func (c *Class) writeSummary(b *strings.Builder) {
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s/%d\t%s\t%s\n", s.Name(), s.Exact, s.Total, points(s.Points), s.MaxPoints, s.Precision, s.Recall)
 	}
 	for _, inv := range c.Invalid {
-		fmt.Fprintf(tw, "%s\tinvalid\t0\t–\t–\n", inv.File)
+		fmt.Fprintf(tw, "%s\tinvalid\t0/%d\t–\t–\n", inv.Name(), inv.MaxPoints)
 	}
 	tw.Flush()
 	if m := c.Model; m != nil {
@@ -141,7 +183,7 @@ func (c *Class) writeSummary(b *strings.Builder) {
 	var most []string
 	for _, m := range c.Mispredicted {
 		if m.Files > 0 {
-			most = append(most, fmt.Sprintf("%s (%d of %d)", m.Mutant, m.Files, c.Learners()))
+			most = append(most, fmt.Sprintf("%s (%d of %d valid)", m.Mutant, m.Files, len(c.Scores)))
 		}
 	}
 	switch {
@@ -162,11 +204,11 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %d/%d | %s/%d | %s | %s |\n", mdText(s.Name()), s.Exact, s.Total, points(s.Points), s.MaxPoints, s.Precision, s.Recall)
 		}
 		for _, inv := range c.Invalid {
-			fmt.Fprintf(&b, "| %s | invalid | 0 | – | – |\n", mdText(inv.File))
+			fmt.Fprintf(&b, "| %s | invalid | 0/%d | – | – |\n", mdText(inv.Name()), inv.MaxPoints)
 		}
 		fmt.Fprintf(&b, "\n| mutant | learners who mispredicted it |\n|---|---:|\n")
 		for _, m := range c.Mispredicted {
-			fmt.Fprintf(&b, "| `%s` | %d of %d |\n", m.Mutant, m.Files, c.Learners())
+			fmt.Fprintf(&b, "| `%s` | %d of %d valid |\n", m.Mutant, m.Files, len(c.Scores))
 		}
 		b.WriteString("\n")
 	}
@@ -175,13 +217,19 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "## %s\n\n", mdText(s.heading()))
+		if s.Model && !c.showAnswers {
+			b.WriteString("Its predictions, the answers: `check -answers` shows them.\n")
+			continue
+		}
 		b.WriteString("| step | mutant | status | predicted | failed | missed | wrong | exact | points |\n")
 		b.WriteString("|---:|---|---|---|---|---|---|:---:|---:|\n")
 		for _, o := range s.Outcomes {
-			exact := "✗"
+			exact, status, failed := "✗", string(o.Status), mdList(o.Failed)
 			switch {
+			case o.NotPredicted && !s.ShowAnswers:
+				exact, status, failed = "not answered", "—", "—"
 			case o.NotPredicted:
-				exact = "not predicted"
+				exact = "not answered"
 			case o.Exact:
 				exact = "✓"
 			}
@@ -194,7 +242,17 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 				predicted = "—"
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s/%d |\n",
-				text.Step(o.Step), o.Mutant, o.Status, predicted, mdList(o.Failed), mdList(missed), mdList(o.Wrong), exact, points(o.Points), o.MaxPoints)
+				text.Step(o.Step), o.Mutant, status, predicted, failed, mdList(missed), mdList(o.Wrong), exact, points(o.Points), o.MaxPoints)
+		}
+		if len(s.Worksheet) > 0 {
+			fmt.Fprintf(&b, "\nThe worksheet, %d of %d answered (not graded):\n", s.WorksheetAnswered(), len(s.Worksheet))
+			for _, a := range s.Worksheet {
+				answer := a.Answer
+				if answer == "" {
+					answer = "(not answered)"
+				}
+				fmt.Fprintf(&b, "\n- **%s**: %s\n\n%s\n", a.ID, mdText(a.Question), text.Indent(answer, "  > "))
+			}
 		}
 		// What the missed tests reported: the observations not foreseen.
 		first := true

@@ -25,8 +25,8 @@ type exitCode struct {
 // exitCodes is the one place that says what each exit code means: the
 // commands' help and the documentation are made from it.
 var exitCodes = []exitCode{
-	{ExitKilled, "every mutant killed (or crashed)", "every prediction in every file exact", "the document rewritten, or up to date"},
-	{ExitSurvived, "some mutant survived, is not covered or skipped (with -min-score: the score is below it)", "some prediction differs", "with -check, the document is out of date"},
+	{ExitKilled, "every mutant killed (or crashed)", "every prediction in every file exact (with -partial, every prediction made)", "the document rewritten, or up to date"},
+	{ExitSurvived, "some mutant survived, is not covered or skipped (with -min-score: the score is below it)", "some prediction differs, or a mutant is not answered (unless -partial)", "with -check, the document is out of date"},
 	{ExitError, "a usage, input or harness error: bad flags or mutants file, a fragment that no longer matches the code, a red or flaky baseline, a mutant that does not compile or whose tests are flaky, a tree that changed, an interrupted run, a package of a pattern that could not run", "an invalid prediction file, or any error that run exits 2 for", "an error"},
 	{ExitTimeout, "some mutant timed out or ran out of memory, and none survived", "", ""},
 }

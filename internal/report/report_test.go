@@ -102,15 +102,18 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
+// The kill matrix counts the tests that failed under a catalog's mutant,
+// and names them (with their messages, verbose) only when asked for the
+// answers; it names those of a generated mutant always.
 func TestWriteText(t *testing.T) {
-	for _, verbose := range []bool{false, true} {
+	for name, opt := range map[string]TextOptions{
+		"matrix.txt":         {},
+		"matrix-answers.txt": {Answers: true},
+		"matrix-verbose.txt": {Answers: true, Verbose: true},
+	} {
 		var buf bytes.Buffer
-		if err := sample().WriteText(&buf, verbose); err != nil {
+		if err := sample().WriteText(&buf, opt); err != nil {
 			t.Fatal(err)
-		}
-		name := "matrix.txt"
-		if verbose {
-			name = "matrix-verbose.txt"
 		}
 		golden(t, name, buf.Bytes())
 	}
@@ -276,7 +279,7 @@ func TestStatusReference(t *testing.T) {
 func TestExitReference(t *testing.T) {
 	ref := ExitReference()
 	for _, want := range []string{
-		"0 run, merge: every mutant killed (or crashed)\n  check: every prediction in every file exact\n",
+		"0 run, merge: every mutant killed (or crashed)\n  check: every prediction in every file exact (with -partial, every prediction\n  made)\n",
 		"\n\n1 run, merge: some mutant survived",
 		"\n  report: with -check, the document is out of date\n",
 		"\n\n3 run, merge: some mutant timed out or ran out of memory, and none survived\n\nlist, show, template and help exit 0",

@@ -8,10 +8,20 @@ import (
 	"text/tabwriter"
 )
 
+// TextOptions say what the kill matrix shows.
+type TextOptions struct {
+	// Verbose adds each failed test's message under its name.
+	Verbose bool
+	// Answers names the tests that failed under an exercise's mutants
+	// (those of a catalog, not generated): the answers a learner predicts.
+	// Without it they are counted, not named.
+	Answers bool
+}
+
 // WriteText writes the kill matrix: one row per mutant in catalog order,
-// the tests that failed under it beneath, then the summary line. With
-// verbose, each failed test's message follows its name.
-func (r *Report) WriteText(w io.Writer, verbose bool) error {
+// the tests that failed under it beneath (for a catalog's mutant, their
+// number, unless opt.Answers), then the summary line.
+func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	var b strings.Builder
 	cached := ""
 	if r.Cached {
@@ -42,10 +52,15 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 			title = ": " + m.Title
 		}
 		fmt.Fprintf(&b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
-		for i, name := range m.FailedTests {
-			fmt.Fprintf(&b, "  %s\n", name)
-			if verbose && m.Failures[i].Message != "" {
-				fmt.Fprintf(&b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
+		switch {
+		case m.Operator == "" && !opt.Answers && len(m.FailedTests) > 0:
+			fmt.Fprintf(&b, "  %s failed under it: which, an exercise's answers, check shows after you predict (or run -answers)\n", text.Count(len(m.FailedTests), "test", "tests"))
+		default:
+			for i, name := range m.FailedTests {
+				fmt.Fprintf(&b, "  %s\n", name)
+				if opt.Verbose && m.Failures[i].Message != "" {
+					fmt.Fprintf(&b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
+				}
 			}
 		}
 		if say := m.Status.def().matrix; say != nil {

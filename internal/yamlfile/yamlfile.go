@@ -4,11 +4,14 @@
 package yamlfile
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -52,8 +55,13 @@ func Parse(file string, data []byte) (Node, error) {
 	if len(data) > MaxSize {
 		return Node{}, &Error{Pos{file, 1, 1}, fmt.Sprintf("the file has %d bytes, more than the %d this tool reads: is it the right file?", len(data), MaxSize)}
 	}
+	// A byte order mark, which some editors write first, is no content.
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if strings.TrimSpace(string(data)) == "" {
 		return Node{}, &Error{Pos{file, 1, 1}, "the file is empty"}
+	}
+	if pos, b, ok := firstInvalid(data); ok {
+		return Node{}, &Error{Pos{file, pos.Line, pos.Col}, fmt.Sprintf("not UTF-8: byte 0x%02X cannot start or continue a character here; save the file as UTF-8", b)}
 	}
 	// Duplicate keys are reported by Node.Map, with a better message.
 	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
@@ -79,6 +87,25 @@ func Parse(file string, data []byte) (Node, error) {
 	default:
 		return Node{}, Node{file, docs[1].Body}.Errorf("a second YAML document: put everything in one")
 	}
+}
+
+// firstInvalid returns the position of the first byte of data that is not
+// part of valid UTF-8, and the byte; false if all of data is.
+func firstInvalid(data []byte) (Pos, byte, bool) {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return Pos{Line: line, Col: col}, data[i], true
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return Pos{}, 0, false
 }
 
 // ReadFile reads and parses the file at path; a problem of its YAML is
@@ -276,12 +303,44 @@ func (n Node) Int() (int, error) {
 // Errors is every problem found in one or more files, one per line.
 type Errors []error
 
+// Error lists the problems in the order of their positions in the file,
+// those without one last.
 func (e Errors) Error() string {
-	msgs := make([]string, len(e))
-	for i, err := range e {
+	sorted := slices.Clone(e)
+	slices.SortStableFunc(sorted, func(a, b error) int {
+		pa, oka := posOf(a)
+		pb, okb := posOf(b)
+		switch {
+		case !oka || !okb:
+			return cmp.Compare(boolRank(!oka), boolRank(!okb))
+		case pa.File != pb.File:
+			return strings.Compare(pa.File, pb.File)
+		case pa.Line != pb.Line:
+			return cmp.Compare(pa.Line, pb.Line)
+		}
+		return cmp.Compare(pa.Col, pb.Col)
+	})
+	msgs := make([]string, len(sorted))
+	for i, err := range sorted {
 		msgs[i] = err.Error()
 	}
 	return strings.Join(msgs, "\n")
+}
+
+// posOf returns the position of a problem, if it has one.
+func posOf(err error) (Pos, bool) {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Pos, true
+	}
+	return Pos{}, false
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Unwrap returns the problems, so that errors.As finds one of them.

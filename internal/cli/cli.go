@@ -35,6 +35,7 @@ Commands:
   report        regenerate the generated parts of a report document from a run
   merge FILE... join the results of the shards of a run (run -shard k/n -json)
   draft         write a catalog draft for a package: its dominator mutants
+  handout       write the repository learners get: the exercise without its answers
   help [CMD]    print this, or a command's usage and flags; help statuses,
                 help exit-codes and help operators say what each status, exit
                 code and operator of -generate means
@@ -62,6 +63,7 @@ var commands = map[string]func(ctx context.Context, c *call, args []string) erro
 	"report":   reportCmd,
 	"merge":    merge,
 	"draft":    draft,
+	"handout":  handoutCmd,
 }
 
 // Main runs the mutate command with args (without the program name) and

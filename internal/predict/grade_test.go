@@ -246,7 +246,7 @@ func TestClass_WorksheetAnswers(t *testing.T) {
 	if err := c.WriteText(&b, Style{}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "worksheet: 1 of 2 answered (not graded: your instructor reads it)\n  earlier: Why do the earlier tests hold?\n      Nothing later writes the fence\n      but Claim.\n  limits: What is not guaranteed?\n      (not answered)\n"; !strings.Contains(b.String(), want) {
+	if want := "worksheet: 1 of 2 answered (not graded: your instructor reads it)\n  earlier:\n    Why do the earlier tests hold?\n      > Nothing later writes the fence\n      > but Claim.\n  limits:\n    What is not guaranteed?\n      > (not answered)\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
 	b.Reset()
@@ -278,7 +278,7 @@ func TestClass_WorksheetAnswers(t *testing.T) {
 	var cl classroomResult
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &cl)
-	if !strings.Contains(g.Output, "  earlier: Why do the earlier tests hold?\n      Nothing later writes the fence") {
+	if !strings.Contains(g.Output, "  earlier:\n    Why do the earlier tests hold?\n      > Nothing later writes the fence") {
 		t.Errorf("Gradescope's output = %q, want the worksheet", g.Output)
 	}
 	last := cl.Tests[len(cl.Tests)-1]

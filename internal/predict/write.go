@@ -99,12 +99,12 @@ func (s *Score) writeText(b *strings.Builder, st Style) {
 func (s *Score) writeWorksheet(b *strings.Builder) {
 	fmt.Fprintf(b, "worksheet: %d of %d answered (not graded: your instructor reads it)\n", s.WorksheetAnswered(), len(s.Worksheet))
 	for _, a := range s.Worksheet {
-		fmt.Fprintf(b, "  %s: %s\n", a.ID, text.Wrap(a.Question, 76, "    "))
+		fmt.Fprintf(b, "  %s:\n    %s\n", a.ID, text.Wrap(a.Question, 74, "    "))
 		answer := a.Answer
 		if answer == "" {
 			answer = "(not answered)"
 		}
-		fmt.Fprintf(b, "%s\n", text.Indent(answer, "      "))
+		fmt.Fprintf(b, "%s\n", text.Indent(answer, "      > "))
 	}
 }
 

@@ -1,26 +1,24 @@
 // Package reportschema checks a document against the JSON schema of
 // mutation testing reports (the npm package mutation-testing-report-schema,
-// vendored under testdata with its license): what mutate run -stryker
+// vendored under third_party with its license): what mutate run -stryker
 // writes must follow it. Only tests use it.
 package reportschema
 
 import (
 	"bytes"
-	_ "embed"
 	"fmt"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	schema "github.com/fencelab/fencelab/third_party/mutation-testing-report-schema"
 )
 
 // Version is the npm version of the vendored schema.
-const Version = "3.8.4"
-
-//go:embed testdata/mutation-testing-report-schema/mutation-testing-report-schema.json
-var schemaJSON []byte
+const Version = schema.Version
 
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.JSON))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/handout"
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+const handoutSummary = `Write the repository that learners get for the exercise into DIR, a new
+directory: the module's files that git tracks, without the model answer (the
+prediction file that the catalog's report section names), with the worksheet
+in place of the report document (each step's contract and fragment, and the
+closing questions), without the tests of every package but the exercise's
+(they name the answers) and without the instructor's CI, with a GitHub
+Classroom workflow that grades each push. Push DIR as the assignment's
+template repository; in it, go test ./... and go tool mutate list, show,
+template and check work.`
+
+func handoutCmd(ctx context.Context, c *call, args []string) error {
+	fs := newFlagSet(c, "-o DIR [flags]", handoutSummary)
+	var files files
+	fs.Var(&files, "mutants", "the exercise's mutants file (repeatable; default: the module's "+exercise.Catalog+")")
+	out := fs.String("o", "", "write the hand-out into `dir`, which must not exist or be empty")
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef(fs, "no -o DIR: where the hand-out goes")
+	}
+	set, err := exercise.Find(".", files)
+	if err != nil {
+		return err
+	}
+	left, wrote, err := handout.Write(set, *out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "mutate: wrote %s, the hand-out; left out %s: %s; wrote %s\n",
+		*out, text.Count(len(left), "path", "paths"), summarize(left, 6), strings.Join(wrote, ", "))
+	return nil
+}
+
+// summarize lists the first n of paths, and counts the rest.
+func summarize(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:n], ", ") + fmt.Sprintf(" and %d more", len(paths)-n)
+}

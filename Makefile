@@ -14,14 +14,12 @@ test: ## run every test
 gate: ## the CI gate: exit 0 only if every mutant is killed; writes mutate-junit.xml
 	$(GO) tool mutate run -junit mutate-junit.xml
 
-check: ## check every prediction file under predictions/ against a run
+check: ## check every prediction file under predictions/ against a run (the model answer's grade, not its answers)
 	$(GO) tool mutate check predictions/*.yaml
 
 report: ## regenerate the generated parts of REPORT.md from a run; write the HTML report to mutate-report.html
 	$(GO) tool mutate report
-	@$(GO) tool mutate run -q -html mutate-report.html >/dev/null; status=$$?; \
-	if [ $$status -ne 2 ]; then echo "wrote mutate-report.html: the catalog's HTML report; open it in a browser"; fi; \
-	exit $$status
+	$(GO) tool mutate run -q -html mutate-report.html >/dev/null
 
 bench: ## benchmarks: lease against raw UPDATEs, then mutation runs against their baseline
 	bench/lease.sh

@@ -64,6 +64,23 @@ const readPage = `(() => {
   return JSON.stringify({totals, marks});
 })()`
 
+// readIcons draws each icon of the viewer's font stack on a canvas, with
+// the glyphs the page embeds, and returns how many are drawn as glyphs of
+// their own rather than as the box of a missing one (the mark of an
+// unassigned code point).
+const readIcons = `(async () => {
+  const icons = [...document.querySelector('.icons').textContent];
+  const font = '32px "Noto Color Emoji"';
+  await document.fonts.load(font, icons.join(''));
+  const pixels = s => {
+    const c = document.createElement('canvas'); c.width = c.height = 48;
+    const g = c.getContext('2d'); g.font = font; g.fillText(s, 4, 36);
+    return g.getImageData(0, 0, 48, 48).data.join(',');
+  };
+  const box = pixels('\u{10FFFD}');
+  return icons.filter(i => pixels(i) !== box).length + ' of ' + icons.length;
+})()`
+
 // drawn is true once the viewer's table of totals is in its shadow DOM.
 const drawn = `(() => {
   const app = document.querySelector('mutation-test-report-app');
@@ -74,8 +91,10 @@ const drawn = `(() => {
 
 // browse HTML SHOT opens the HTML report in headless Chromium and prints
 // what a person sees: "viewer killed=N survived=N timeout=N
-// runtimeErrors=N compileErrors=N", read from the viewer's totals, then
-// "mark TEST MUTANT" for every visible mark of the kill matrix, which must
+// runtimeErrors=N compileErrors=N", read from the viewer's totals, "icons
+// N of M", the icons drawn as glyphs (not boxes) with no emoji font of the
+// system's and no network, then "mark TEST MUTANT" for every visible mark
+// of the kill matrix, which must
 // carry a message to show on hover. It saves a screenshot of the whole
 // page as SHOT in the test's artifact directory (go test -artifacts keeps
 // it). Scripts guard it with [browser].
@@ -116,6 +135,9 @@ func cmdBrowse(artifacts string) func(ts *testscript.TestScript, neg bool, args 
 		ts.Check(json.Unmarshal([]byte(raw), &s))
 		fmt.Fprintf(ts.Stdout(), "viewer killed=%s survived=%s timeout=%s runtimeErrors=%s compileErrors=%s\n",
 			s.Totals["killed"], s.Totals["survived"], s.Totals["timeout"], s.Totals["runtimeErrors"], s.Totals["compileErrors"])
+		icons, err := chromedp.Run(ctx, chromedp.Evaluate[string](readIcons, chromedp.EvalAwaitPromise))
+		ts.Check(err)
+		fmt.Fprintf(ts.Stdout(), "icons %s\n", icons)
 		for _, m := range s.Marks {
 			if !m.Visible || m.Title == "" {
 				ts.Fatalf("the mark of %s under %s is hidden or has no message: %+v", m.Test, m.Mutant, m)

@@ -277,10 +277,11 @@ func LoadMutant(key string) (report.Mutant, bool) {
 }
 
 // StoreMutant keeps the result of the mutant of key, if it is confirmed
-// and complete: a timeout (it can come from a loaded machine rather than
-// from the mutant), a run stopped at its memory limit (which follows from
-// the baseline's peak), a partial set of failing tests, or a run that saw
-// a flaky test is not kept, and runs again next time.
+// and complete: a timeout at the wall limit (it can come from a loaded
+// machine rather than from the mutant; one at the limit of CPU time, a
+// mutant that spins, is kept), a run stopped at its memory limit (which
+// follows from the baseline's peak), a partial set of failing tests, or a
+// run that saw a flaky test is not kept, and runs again next time.
 func StoreMutant(key string, m report.Mutant) error {
 	if !Keepable(m) {
 		return nil
@@ -290,7 +291,10 @@ func StoreMutant(key string, m report.Mutant) error {
 
 // Keepable reports whether the result m may be kept in the cache.
 func Keepable(m report.Mutant) bool {
-	return m.Status != report.Timeout && m.Status != report.OutOfMemory && m.Status != report.Flaky && !m.Partial && len(m.FlakyTests) == 0
+	if m.Status == report.Timeout && !m.SpinsAlone {
+		return false
+	}
+	return m.Status != report.OutOfMemory && m.Status != report.Flaky && !m.Partial && len(m.FlakyTests) == 0
 }
 
 // LoadBaseline returns the baseline stored under key, if there is one.

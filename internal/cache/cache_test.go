@@ -295,4 +295,16 @@ func TestStoreLoad(t *testing.T) {
 	if _, ok := LoadMutant("m2"); ok {
 		t.Fatal("a timeout was cached")
 	}
+	// One at its limit of CPU time spins, whatever the load: it is kept.
+	// A run stopped at its memory limit is not.
+	if err := StoreMutant("m3", report.Mutant{ID: "spin", Status: report.Timeout, SpinsAlone: true}); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := LoadMutant("m3"); !ok || m.Status != report.Timeout || !m.SpinsAlone {
+		t.Fatalf("LoadMutant(spins) = %+v, %v; want the timeout kept", m, ok)
+	}
+	StoreMutant("m4", report.Mutant{ID: "hoard", Status: report.OutOfMemory})
+	if _, ok := LoadMutant("m4"); ok {
+		t.Fatal("an out-of-memory verdict was cached")
+	}
 }

@@ -29,7 +29,10 @@ func WriteDraft(w io.Writer, u *Unit, rep *report.Report, made string) error {
 		byID[u.Qual+a.Mutant.ID] = a.Mutant
 	}
 	var dominators, gaps []report.Mutant
-	killed, distinct := 0, map[string]bool{}
+	distinct := map[string]bool{}
+	// The verdicts of the mutants that are no duplicate, by status: a
+	// duplicate has its twin's, and is counted as a duplicate.
+	counts := map[report.Status]int{}
 	for _, m := range rep.Mutants {
 		switch {
 		case m.Dominator:
@@ -37,8 +40,10 @@ func WriteDraft(w io.Writer, u *Unit, rep *report.Report, made string) error {
 		case m.DuplicateOf == "" && m.Status.Scored() && !m.Status.Detected():
 			gaps = append(gaps, m)
 		}
+		if m.DuplicateOf == "" {
+			counts[m.Status]++
+		}
 		if m.Status == report.Killed {
-			killed++
 			distinct[strings.Join(m.FailedTests, "\n")] = true
 		}
 	}
@@ -51,12 +56,22 @@ func WriteDraft(w io.Writer, u *Unit, rep *report.Report, made string) error {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# A catalog draft for %s, written by: %s\n#\n", u.Target.ImportPath, made)
+	var rest []string
+	for _, st := range report.Statuses() {
+		if n := counts[st]; n > 0 && st != report.Killed && st != report.Equivalent {
+			rest = append(rest, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	others := ""
+	if len(rest) > 0 {
+		others = "; the others: " + strings.Join(rest, ", ")
+	}
 	about := fmt.Sprintf("Its mutants are the dominators of a full run of the mutants generated from the code: "+
 		"each is killed by a set of tests that no other mutant's set is strictly inside, so a suite that kills these kills every mutant the run killed. "+
-		"Of %s, %d compiled to the reference's code (equivalent) and %d to another mutant's (duplicates); %d were killed, by %s: %s.",
-		text.Count(len(rep.Mutants), "generated mutant", "generated mutants"), rep.Summary.Count(report.Equivalent),
-		duplicates(rep), killed, text.Count(len(distinct), "distinct set of tests", "distinct sets of tests"),
-		text.Count(len(dominators), "dominator", "dominators"))
+		"Of %s, %d compiled to the reference's code (equivalent) and %d to another mutant's (duplicates); %d were killed, by %s: %s%s.",
+		text.Count(len(rep.Mutants), "generated mutant", "generated mutants"), counts[report.Equivalent],
+		duplicates(rep), counts[report.Killed], text.Count(len(distinct), "distinct set of tests", "distinct sets of tests"),
+		text.Count(len(dominators), "dominator", "dominators"), others)
 	b.WriteString("# " + text.Wrap(about, 78, "# ") + "\n#\n")
 	b.WriteString("# Write each contract and rationale, rename the ids, keep the steps that\n# teach, and run: go tool mutate run -mutants THIS-FILE\n")
 	fmt.Fprintf(&b, "package: %s\nmutants:\n", u.Target.Rel)

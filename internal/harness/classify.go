@@ -34,7 +34,7 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 		r.Status, r.Output = report.Crashed, res.Output
 		r.Reason = res.Lost + ", killed from outside, twice: detected, but by no test"
 	case res.TimedOut:
-		r.Status, r.Running = report.Timeout, running
+		r.Status, r.Running, r.SpinsAlone = report.Timeout, running, res.OverCPU
 		if res.OverMemory {
 			r.Status = report.OutOfMemory
 		}

@@ -123,6 +123,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	}
 	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
 	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
+	r.SpinsAlone = v.SpinsAlone && v.Status == report.Timeout
 	r.TestSeconds, r.FirstFailureOnly = v.TestSeconds, v.FirstFailureOnly
 	switch {
 	case m.fast && r.Status == report.Killed:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	elements "github.com/fencelab/fencelab/third_party/mutation-testing-elements"
+	emoji "github.com/fencelab/fencelab/third_party/noto-emoji"
 )
 
 // WriteHTML writes r as one self-contained HTML page, which needs no
@@ -21,8 +22,9 @@ func (r *Report) WriteHTML(w io.Writer, src Sources) error {
 		Title:    "mutate " + r.Package,
 		Summary:  r.Summary.String(),
 		Subsumed: r.Summary.Subsumed, Dominators: r.Summary.Dominators,
-		Report:  r.Stryker(src),
-		Viewer:  template.JS(elements.JS),
+		Report: r.Stryker(src),
+		Viewer: template.JS(elements.JS),
+		Icons:  template.CSS(emoji.CSS), Glyphs: emoji.Icons,
 		Version: elements.Version,
 	}
 	failed := map[string]map[string]string{} // test: mutant: message
@@ -80,8 +82,10 @@ func hoverText(m Mutant, test, message string) string {
 
 type htmlPage struct {
 	Title, Summary string
-	Report         *Stryker    // html/template writes it as JSON, escaped for a script
-	Viewer         template.JS // the component's code, as published
+	Report         *Stryker     // html/template writes it as JSON, escaped for a script
+	Viewer         template.JS  // the component's code, as published
+	Icons          template.CSS // the glyphs of its icons (see third_party/noto-emoji)
+	Glyphs         string       // drawn out of sight first, so that they load
 	Version        string
 	Mutants        []htmlMutant
 	Rows           []htmlRow
@@ -115,7 +119,9 @@ var htmlTemplate = template.Must(template.New("report").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
+{{.Icons}}
 body { font-family: system-ui, sans-serif; margin: 0; }
+.icons { position: absolute; left: -9999px; font-family: "Noto Color Emoji"; }
 #fencelab { padding: 1rem 2rem 3rem; max-width: 80rem; }
 #fencelab h2 { margin-top: 2rem; }
 table.matrix { border-collapse: collapse; font-size: 0.85rem; }
@@ -132,6 +138,7 @@ dl.doc dt { font-weight: bold; margin-top: 0.4rem; } dl.doc dd { margin-left: 1.
 </style>
 </head>
 <body>
+<span class="icons" aria-hidden="true">{{.Glyphs}}</span>
 <mutation-test-report-app title-postfix="{{.Title}}"></mutation-test-report-app>
 <section id="fencelab">
 <h2>Kill matrix</h2>

@@ -188,6 +188,10 @@ type Mutant struct {
 	// Running names the tests that had started and not finished then.
 	Reason  string
 	Running []string
+	// SpinsAlone says that a timed-out mutant's run was stopped at its
+	// limit of CPU time: it spins, which a machine's load does not bring
+	// about, so the verdict is kept like a kill.
+	SpinsAlone bool
 	// DuplicateOf names the mutant that compiles to the same code as this
 	// one (trivial compiler equivalence): this one has that one's
 	// verdict (and in a -full run, did not run).

@@ -72,6 +72,7 @@ type jsonMutant struct {
 	FlakyTests       []string  `json:"flaky_tests,omitempty"`
 	Reason           string    `json:"reason,omitempty"`
 	Running          []string  `json:"running,omitempty"`
+	SpinsAlone       bool      `json:"spins,omitempty"`
 	Output           string    `json:"output,omitempty"`
 	Seconds          float64   `json:"seconds"`
 	TestSeconds      float64   `json:"test_seconds"`
@@ -97,7 +98,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes m in its wire format.
 func (m Mutant) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonMutant{ID: m.ID, Package: m.Package, Ordinal: m.Ordinal, Step: m.Step, Title: m.Title, Target: m.Target, Kind: string(m.Kind), Operator: string(m.Operator), File: m.File, Line: m.Line, Location: m.Location, Replacement: m.Replacement, Contract: m.Contract, Rationale: m.Rationale, Seed: m.Seed, Diff: m.Diff, Points: m.Points, Status: string(m.Status), DuplicateOf: m.DuplicateOf, Dominator: m.Dominator, SubsumedBy: m.SubsumedBy, Build: string(m.Build), FailedTests: m.FailedTests, CoveredBy: m.CoveredBy, FirstFailureOnly: m.FirstFailureOnly, Partial: m.Partial, Failures: m.Failures, SkippedTests: m.SkippedTests, FlakyTests: m.FlakyTests, Reason: m.Reason, Running: m.Running, Output: m.Output, Seconds: m.Seconds, TestSeconds: m.TestSeconds})
+	return json.Marshal(jsonMutant{ID: m.ID, Package: m.Package, Ordinal: m.Ordinal, Step: m.Step, Title: m.Title, Target: m.Target, Kind: string(m.Kind), Operator: string(m.Operator), File: m.File, Line: m.Line, Location: m.Location, Replacement: m.Replacement, Contract: m.Contract, Rationale: m.Rationale, Seed: m.Seed, Diff: m.Diff, Points: m.Points, Status: string(m.Status), DuplicateOf: m.DuplicateOf, Dominator: m.Dominator, SubsumedBy: m.SubsumedBy, Build: string(m.Build), FailedTests: m.FailedTests, CoveredBy: m.CoveredBy, FirstFailureOnly: m.FirstFailureOnly, Partial: m.Partial, Failures: m.Failures, SkippedTests: m.SkippedTests, FlakyTests: m.FlakyTests, Reason: m.Reason, Running: m.Running, SpinsAlone: m.SpinsAlone, Output: m.Output, Seconds: m.Seconds, TestSeconds: m.TestSeconds})
 }
 
 // UnmarshalJSON reads m from its wire format.
@@ -106,6 +107,6 @@ func (m *Mutant) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*m = Mutant{ID: w.ID, Package: w.Package, Ordinal: w.Ordinal, Step: w.Step, Title: w.Title, Target: w.Target, Kind: mutation.Kind(w.Kind), Operator: mutation.Operator(w.Operator), File: w.File, Line: w.Line, Location: w.Location, Replacement: w.Replacement, Contract: w.Contract, Rationale: w.Rationale, Seed: w.Seed, Diff: w.Diff, Points: w.Points, Status: Status(w.Status), DuplicateOf: w.DuplicateOf, Dominator: w.Dominator, SubsumedBy: w.SubsumedBy, Build: Mode(w.Build), FailedTests: w.FailedTests, CoveredBy: w.CoveredBy, FirstFailureOnly: w.FirstFailureOnly, Partial: w.Partial, Failures: w.Failures, SkippedTests: w.SkippedTests, FlakyTests: w.FlakyTests, Reason: w.Reason, Running: w.Running, Output: w.Output, Seconds: w.Seconds, TestSeconds: w.TestSeconds}
+	*m = Mutant{ID: w.ID, Package: w.Package, Ordinal: w.Ordinal, Step: w.Step, Title: w.Title, Target: w.Target, Kind: mutation.Kind(w.Kind), Operator: mutation.Operator(w.Operator), File: w.File, Line: w.Line, Location: w.Location, Replacement: w.Replacement, Contract: w.Contract, Rationale: w.Rationale, Seed: w.Seed, Diff: w.Diff, Points: w.Points, Status: Status(w.Status), DuplicateOf: w.DuplicateOf, Dominator: w.Dominator, SubsumedBy: w.SubsumedBy, Build: Mode(w.Build), FailedTests: w.FailedTests, CoveredBy: w.CoveredBy, FirstFailureOnly: w.FirstFailureOnly, Partial: w.Partial, Failures: w.Failures, SkippedTests: w.SkippedTests, FlakyTests: w.FlakyTests, Reason: w.Reason, Running: w.Running, SpinsAlone: w.SpinsAlone, Output: w.Output, Seconds: w.Seconds, TestSeconds: w.TestSeconds}
 	return nil
 }

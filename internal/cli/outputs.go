@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/report"
 )
@@ -18,6 +19,10 @@ type outputs struct {
 	asJSON, github, verbose, answers bool
 	junit, stryker, html             string
 	minScore                         float64
+	// exercise are the ids of the run's mutants that are the exercise's,
+	// whose failing tests the kill matrix does not name (see
+	// exerciseIDs).
+	exercise map[string]bool
 }
 
 func (o *outputs) register(fs *flag.FlagSet) {
@@ -26,7 +31,7 @@ func (o *outputs) register(fs *flag.FlagSet) {
 	o.registerFiles(fs)
 	fs.BoolVar(&o.github, "github", false, "also print GitHub Actions annotations for mutants not killed")
 	fs.BoolVar(&o.verbose, "v", false, "print each failing test's message in the kill matrix")
-	fs.BoolVar(&o.answers, "answers", false, "name the tests that failed under a catalog's mutants in the kill matrix: the exercise's answers (-json and the report files always do)")
+	fs.BoolVar(&o.answers, "answers", false, "name the tests that failed under the mutants of the module's catalog in the kill matrix: the exercise's answers (-json and the report files always do)")
 	fs.Float64Var(&o.minScore, "min-score", 0, "gate on the mutation score instead: exit 1 if it is below `ratio` (0.8: 80% of the mutants detected)")
 }
 
@@ -68,7 +73,11 @@ func (o *outputs) write(c *call, root string, rep *report.Report, show func(id s
 	if o.asJSON {
 		err = rep.WriteJSON(c.stdout)
 	} else {
-		err = rep.WriteText(c.stdout, report.TextOptions{Verbose: o.verbose, Answers: o.answers})
+		opt := report.TextOptions{Verbose: o.verbose}
+		if !o.answers {
+			opt.Exercise = o.exercise
+		}
+		err = rep.WriteText(c.stdout, opt)
 	}
 	if err != nil {
 		return err
@@ -114,4 +123,26 @@ func (o *outputs) writeFiles(c *call, root string, rep *report.Report) error {
 		return c.writeFile(o.html, "the HTML report; open it in a browser", func(w io.Writer) error { return rep.WriteHTML(w, src) })
 	}
 	return nil
+}
+
+// exerciseIDs returns the ids (qualified in a run of a pattern) of the
+// plan's mutants that the module's catalog holds: the exercise's, whose
+// failing tests are the answers a learner predicts. Mutants of other
+// files (a learner's own, experiments) and generated ones are not.
+func exerciseIDs(plan *exercise.Plan) map[string]bool {
+	ids := map[string]bool{}
+	for _, u := range plan.Units {
+		if u.Set == nil {
+			continue
+		}
+		for _, f := range u.Set.Files {
+			if !exercise.IsCatalog(u.Set.Root, f.Path) {
+				continue
+			}
+			for _, m := range f.Mutants {
+				ids[u.Qual+m.ID] = true
+			}
+		}
+	}
+	return ids
 }

@@ -65,6 +65,7 @@ func run(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
+	out.exercise = exerciseIDs(plan)
 	rep, err := harness.Run(ctx, plan, rf.options(pr))
 	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
 		// What finished, marked as partial (and cached): no file is

@@ -451,6 +451,13 @@ func Load(root string, paths []string) (*Set, error) {
 	return s, nil
 }
 
+// IsCatalog reports whether path is the catalog of the module at root.
+func IsCatalog(root, path string) bool {
+	a, errA := os.Stat(path)
+	b, errB := os.Stat(filepath.Join(root, filepath.FromSlash(Catalog)))
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
 // Find reads the mutants files at paths, or the catalog, of the module
 // that holds dir (see Load).
 func Find(dir string, paths []string) (*Set, error) {

@@ -1,6 +1,7 @@
 // Package handout writes the repository that learners get for an
-// exercise: the module as git tracks it, without what gives the answers
-// away, with the worksheet, ready to push as a GitHub Classroom template.
+// exercise: the module as git tracks it (every file, outside a git
+// checkout), without what gives the answers away, with the worksheet,
+// ready to push as a GitHub Classroom template.
 //
 // What a hand-out leaves out:
 //
@@ -57,7 +58,10 @@ func Write(set *exercise.Set, dir string) (left, wrote []string, err error) {
 	}
 	defer os.RemoveAll(tmp)
 	if err := modcopy.Tracked(set.Root, tmp); err != nil {
-		return nil, nil, err
+		// Not a git checkout: every file but .git.
+		if err := modcopy.Copy(set.Root, tmp); err != nil {
+			return nil, nil, err
+		}
 	}
 	h := &handout{set: set, dir: tmp}
 	if err := h.leaveOut(); err != nil {

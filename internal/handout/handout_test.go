@@ -158,3 +158,23 @@ func TestWrite_TheExerciseWithoutItsAnswers(t *testing.T) {
 		t.Errorf("Write(into the hand-out again) error = %v, want it refused", err)
 	}
 }
+
+// Outside a git checkout (a copy of one, an archive), every file is the
+// module's, and the same are left out.
+func TestWrite_OutsideAGitCheckout(t *testing.T) {
+	root := writeExercise(t)
+	if err := os.RemoveAll(filepath.Join(root, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, _, err := Write(set, filepath.Join(t.TempDir(), "handout"))
+	if err != nil {
+		t.Fatalf("Write() error = %v", err)
+	}
+	if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,predictions/example.yaml,tool/testdata,tool/tool_test.go"; got != want {
+		t.Errorf("left out %s, want %s", got, want)
+	}
+}

@@ -102,14 +102,19 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
-// The kill matrix counts the tests that failed under a catalog's mutant,
-// and names them (with their messages, verbose) only when asked for the
-// answers; it names those of a generated mutant always.
+// The kill matrix counts the tests that failed under an exercise's
+// mutants, and names those of the others (with their messages, verbose).
 func TestWriteText(t *testing.T) {
+	exercise := map[string]bool{}
+	for _, m := range sample().Mutants {
+		if m.Operator == "" {
+			exercise[m.ID] = true
+		}
+	}
 	for name, opt := range map[string]TextOptions{
-		"matrix.txt":         {},
-		"matrix-answers.txt": {Answers: true},
-		"matrix-verbose.txt": {Answers: true, Verbose: true},
+		"matrix.txt":         {Exercise: exercise},
+		"matrix-answers.txt": {},
+		"matrix-verbose.txt": {Verbose: true},
 	} {
 		var buf bytes.Buffer
 		if err := sample().WriteText(&buf, opt); err != nil {

@@ -12,15 +12,15 @@ import (
 type TextOptions struct {
 	// Verbose adds each failed test's message under its name.
 	Verbose bool
-	// Answers names the tests that failed under an exercise's mutants
-	// (those of a catalog, not generated): the answers a learner predicts.
-	// Without it they are counted, not named.
-	Answers bool
+	// Exercise holds the ids of the exercise's mutants (those of the
+	// module's catalog): the tests that failed under them are the
+	// answers a learner predicts, counted and not named.
+	Exercise map[string]bool
 }
 
 // WriteText writes the kill matrix: one row per mutant in catalog order,
-// the tests that failed under it beneath (for a catalog's mutant, their
-// number, unless opt.Answers), then the summary line.
+// the tests that failed under it beneath (for an exercise's mutant, their
+// number: see TextOptions.Exercise), then the summary line.
 func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	var b strings.Builder
 	cached := ""
@@ -53,7 +53,7 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		}
 		fmt.Fprintf(&b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
 		switch {
-		case m.Operator == "" && !opt.Answers && len(m.FailedTests) > 0:
+		case opt.Exercise[m.ID] && len(m.FailedTests) > 0:
 			fmt.Fprintf(&b, "  %s failed under it: which, an exercise's answers, check shows after you predict (or run -answers)\n", text.Count(len(m.FailedTests), "test", "tests"))
 		default:
 			for i, name := range m.FailedTests {

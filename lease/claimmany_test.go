@@ -104,6 +104,10 @@ func TestClaimMany_NamesEveryInvalidOwnerAtItsPlace(t *testing.T) {
 	if fmt.Sprint(places) != "[1 3]" {
 		t.Errorf("the errors are at places %v, want [1 3]", places)
 	}
+	want := `owners[1] (""): lease: owner must not be empty` + "\n" + `owners[3] (""): lease: owner must not be empty`
+	if err.Error() != want {
+		t.Errorf("ClaimMany() error says %q, want %q", err, want)
+	}
 	wantState(t, s, lease.Job{ID: "job"})
 }
 
@@ -233,10 +237,22 @@ func TestClaimMany_StopsWhenTheContextEndsWhileItWaits(t *testing.T) {
 		<-lease.Waiting(ctx)
 		cancel()
 	}()
-	fences, err := s.ClaimMany(ctx, "job", []string{"A", "B", "C"}, 0, 10)
+	owners := []string{"A", "B", "C"}
+	fences, err := s.ClaimMany(ctx, "job", owners, 0, 10)
 	commit()
-	if !errors.Is(err, context.Canceled) || len(winners(fences)) != 0 {
-		t.Fatalf("ClaimMany(context ended while waiting) = %v, %v; want no fence, context.Canceled", fences, err)
+	if !errors.Is(err, context.Canceled) || fmt.Sprint(fences) != "[0 0 0]" {
+		t.Fatalf("ClaimMany(context ended while waiting) = %v, %v; want [0 0 0], context.Canceled", fences, err)
+	}
+	// Each claim was stopped: each is an OwnerError at its place.
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) != len(owners) {
+		t.Fatalf("ClaimMany(context ended while waiting) error = %v, want one error per owner", err)
+	}
+	for i, e := range joined.Unwrap() {
+		var oe *lease.OwnerError
+		if !errors.As(e, &oe) || oe.Index != i || oe.Owner != owners[i] || !errors.Is(oe, context.Canceled) {
+			t.Errorf("error %d = %v, want an OwnerError of %q at %d that wraps context.Canceled", i, e, owners[i], i)
+		}
 	}
 	wantState(t, s, lease.Job{ID: "job"})
 }

@@ -100,12 +100,56 @@
 // connection and process shares: a path with a NUL byte and ":memory:" are
 // refused.
 //
-// # Contexts and Concurrent Claims
+// # Arguments and Errors
 //
-// Every method takes a context, which bounds its waits for another
-// connection's write lock: when it ends, the call returns an error that
-// wraps the context's, and changes nothing. [Store.ClaimMany] checks its
-// arguments like [Store.Claim] (ttl, now, then the id), then every owner,
-// reporting each invalid one as an [OwnerError] at its place; with no owners
-// it claims nothing and returns an empty slice.
+// Every method checks its arguments before it touches the store, in one
+// order: the ttl, then now, then the job id, then the owner (ClaimMany:
+// every owner, each invalid one reported as an [OwnerError] at its place),
+// and only then the context. The first that is wrong decides the error:
+// Claim(ctx, "", "", 5, 0) is [ErrInvalidTTL], Claim(ctx, "", "", 5, 1)
+// is [ErrEmptyID], and a call with an empty owner and a cancelled context
+// is [ErrEmptyOwner]. A ttl is wrong when it is not a positive finite number,
+// or when now+ttl is not a finite number greater than now: a sum that
+// overflows to +Inf is refused, never clamped. A now is wrong when it is
+// negative, NaN or infinite; -0 is 0. A refused call changes nothing.
+//
+// A context that has ended when a call starts, or that ends while the call
+// waits for another connection's lock, stops the call: nothing is
+// written, and the error wraps the context's error and its cause (the
+// one given to [context.WithCancelCause]), for [errors.Is]. [Store.State]
+// under such a context is an error too, never "no such job". An error of
+// SQLite itself (a full disk, a busy timeout) keeps its *sqlite.Error
+// (modernc.org/sqlite) for [errors.As].
+//
+// Stored state is read as it was written: a job that nobody holds has
+// owner NULL in the table (Job.Owner ""), never the empty string.
+//
+// # Contexts, Locks and Resources
+//
+// Each write is one transaction that holds the file's write lock. A call
+// that meets another connection's lock waits for it, for at most the busy
+// timeout of 10 s (then SQLITE_BUSY, "database is locked"), or until its
+// context ends. [Store.State] never waits for a writer: in WAL mode a
+// reader sees the last commit while another connection writes.
+//
+// A Store holds at most 8 connections to the file, so at most 8
+// descriptors of it, however many calls run at once: [Store.ClaimMany]
+// runs one Claim per owner, on its own goroutine, and the claims beyond 8
+// wait for a connection of the pool, not for the file. [Store.Close]
+// closes them all; [Open] opens one more while it runs, and closes it
+// before it returns. [Open]'s waits share one deadline, the busy timeout
+// from its start, whatever statement meets the lock; it tries again after
+// 1 ms, then after twice as long each time, up to 50 ms.
+//
+// With no owners, ClaimMany claims nothing and returns an empty slice. A
+// claim of ClaimMany that fails, the context's end included, is an
+// [OwnerError] at its owner's place, with that owner's fence 0.
+//
+// # Paths and Spellings
+//
+// The path is a file name, never a URI: "%41", "?" and "#" in it are
+// those characters of the name. A jobs table created by hand is accepted
+// when it means the same as the one this package creates, whatever its
+// spelling: keywords and names in any case, names quoted or not, any
+// whitespace (CRLF line ends too), comments.
 package lease

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"database/sql"
 	"runtime"
 	"sync"
 )
@@ -52,4 +53,16 @@ func (w *busyWatch) Value(key any) any {
 		return w.notice
 	}
 	return w.Context.Value(key)
+}
+
+// Stats returns the statistics of the pool of s: how many connections it
+// has open and uses, how many calls have waited for one.
+func Stats(s *Store) sql.DBStats { return s.db.Stats() }
+
+// BusyTimeout returns the busy timeout of a connection of s's pool, in
+// milliseconds: how long a call waits for another connection's lock.
+func BusyTimeout(ctx context.Context, s *Store) (int, error) {
+	var ms int
+	err := s.db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&ms)
+	return ms, err
 }

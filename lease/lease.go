@@ -50,10 +50,8 @@ const busyTimeoutMillis = 10000
 // (ClaimMany of many owners) wait for a connection, not for the file lock.
 const maxConns = 8
 
-// schema is step 1 of the contract. It must stay idempotent: running it on a
-// file that already holds jobs keeps every fence, so that a restarted worker
-// cannot make an expired token valid again.
-const schema = `CREATE TABLE IF NOT EXISTS jobs (
+// jobsTable is the jobs table as this package defines it.
+const jobsTable = `jobs (
 	id     TEXT PRIMARY KEY,
 	owner  TEXT,
 	until  REAL NOT NULL DEFAULT 0,
@@ -61,6 +59,11 @@ const schema = `CREATE TABLE IF NOT EXISTS jobs (
 	result TEXT,
 	done   INTEGER NOT NULL DEFAULT 0
 )`
+
+// schema is step 1 of the contract. It must stay idempotent: running it on
+// a file that already holds jobs keeps every fence, so that a restarted
+// worker cannot make an expired token valid again.
+const schema = "CREATE TABLE IF NOT EXISTS " + jobsTable
 
 // Job is the stored state of one job.
 type Job struct {
@@ -135,7 +138,7 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 		return nil, &openError{path, err}
 	}
 	if err := prepare(ctx, path); err != nil {
-		return nil, &openError{path, err}
+		return nil, &openError{path, withContext(ctx, err)}
 	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
@@ -162,8 +165,9 @@ func (e *openError) Unwrap() error { return e.err }
 // prepare checks the shape of an existing jobs table, creates it when it
 // is missing, and then switches the file to WAL, on a connection of its
 // own. The check and the creation run in one BEGIN IMMEDIATE transaction,
-// so a file that is refused is rolled back untouched, before its journal
-// mode changes.
+// so a file that is refused is left untouched, before its journal mode
+// changes: the connection is closed when prepare returns, and SQLite rolls
+// back a transaction that its connection closes without a commit.
 //
 // The connection has no busy timeout: SQLite's busy handler would wait
 // whatever ctx says, and opening a connection runs its DSN's pragmas with
@@ -182,9 +186,10 @@ func prepare(ctx context.Context, path string) error {
 		return err
 	}
 	defer conn.Close()
-	deadline := time.Now().Add(openTimeout(ctx))
+	clock := clockOf(ctx)
+	deadline := clock.Now().Add(openTimeout(ctx))
 	exec := func(stmt string) error {
-		return retryBusy(ctx, deadline, func() error {
+		return retryBusy(ctx, clock, deadline, func() error {
 			_, err := conn.ExecContext(ctx, stmt)
 			return err
 		})
@@ -197,12 +202,6 @@ func prepare(ctx context.Context, path string) error {
 	if err := exec("BEGIN IMMEDIATE"); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
 	if err := checkSchema(ctx, conn); err != nil {
 		return err
 	}
@@ -213,7 +212,6 @@ func prepare(ctx context.Context, path string) error {
 	if err := exec("COMMIT"); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	committed = true
 	// So does the WAL switch, and SQLite calls no busy handler for it when
 	// another connection has begun to write (as another Open may have,
 	// since the commit).
@@ -221,7 +219,7 @@ func prepare(ctx context.Context, path string) error {
 		hook()
 	}
 	var mode string
-	err = retryBusy(ctx, deadline, func() error {
+	err = retryBusy(ctx, clock, deadline, func() error {
 		return conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
 	})
 	if err != nil {
@@ -240,17 +238,39 @@ func prepareDSN(path string) string {
 	return "file:" + escapePath(path) + "?_pragma=busy_timeout(0)"
 }
 
-// beforeWALHook, waitHook and openTimeoutKey are the keys of context
-// values that tests set, to order another connection's steps with Open's
-// without guessing at timing, and to shorten its wait: a func() that
-// prepare calls between its commit and the switch to WAL, one that
-// retryBusy calls each time another connection's lock makes it wait, and
-// the time.Duration that replaces the busy timeout.
+// beforeWALHook, waitHook, openTimeoutKey and clockKey are the keys of
+// context values that tests set, to order another connection's steps with
+// Open's without guessing at timing, and to shorten or follow its waits: a
+// func() that prepare calls between its commit and the switch to WAL, one
+// that retryBusy calls each time another connection's lock makes it wait,
+// the time.Duration that replaces the busy timeout, and the clock that
+// Open reads and waits with.
 type (
 	beforeWALHook  struct{}
 	waitHook       struct{}
 	openTimeoutKey struct{}
+	clockKey       struct{}
 )
+
+// clock is what Open reads the time and waits with.
+type clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+// systemClock is the clock of the system.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time                         { return time.Now() }
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// clockOf returns the system's clock, or the one a test set in ctx.
+func clockOf(ctx context.Context) clock {
+	if c, ok := ctx.Value(clockKey{}).(clock); ok {
+		return c
+	}
+	return systemClock{}
+}
 
 // openTimeout returns how long Open waits for other connections' locks:
 // the busy timeout, or what a test set in ctx.
@@ -262,12 +282,14 @@ func openTimeout(ctx context.Context) time.Duration {
 }
 
 // retryBusy calls f until it does not fail with SQLITE_BUSY, deadline
-// passes or ctx ends, and returns its last error.
-func retryBusy(ctx context.Context, deadline time.Time, f func() error) error {
+// passes on clock or ctx ends, and returns its last error. It waits 1 ms
+// before the first retry, and twice as long before each next one, up to
+// 50 ms.
+func retryBusy(ctx context.Context, clock clock, deadline time.Time, f func() error) error {
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		err := f()
 		var se *sqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || clock.Now().After(deadline) {
 			return err
 		}
 		if hook, ok := ctx.Value(waitHook{}).(func()); ok {
@@ -275,8 +297,8 @@ func retryBusy(ctx context.Context, deadline time.Time, f func() error) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w (gave up waiting for another writer: %w)", err, context.Cause(ctx))
-		case <-time.After(wait):
+			return fmt.Errorf("%w (gave up waiting for another writer)", err)
+		case <-clock.After(wait):
 		}
 	}
 }
@@ -287,7 +309,9 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// column is one row of PRAGMA table_xinfo.
+// column is one row of PRAGMA table_xinfo. SQLite reports a type it
+// knows (TEXT, REAL, INTEGER) in upper case however it was written, and
+// any other as written.
 type column struct {
 	name, typ string
 	notNull   bool
@@ -336,8 +360,10 @@ func checkSchema(ctx context.Context, tx querier) error {
 			return fmt.Errorf("%w: column %d is %+v, want %+v", ErrSchema, i+1, got[i], want)
 		}
 	}
-	if normalize(def) != normalize(schema) {
-		return fmt.Errorf("%w: it is defined as %q, want %q", ErrSchema, normalize(def), normalize(schema))
+	// SQLite keeps the statement that created the table, without IF NOT
+	// EXISTS.
+	if want := normalize("CREATE TABLE " + jobsTable); normalize(def) != want {
+		return fmt.Errorf("%w: it is defined as %q, want %q", ErrSchema, normalize(def), want)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'jobs' COLLATE NOCASE AND type IN ('trigger', 'index') ORDER BY type, name`)
 	if err != nil {
@@ -375,7 +401,6 @@ func columns(ctx context.Context, tx querier) ([]column, error) {
 		if err := rows.Scan(&c.name, &c.typ, &c.notNull, &c.dflt, &pk, &hidden); err != nil {
 			return nil, fmt.Errorf("read jobs table: %w", err)
 		}
-		c.typ = strings.ToUpper(c.typ)
 		c.pk = pk > 0
 		c.hidden = hidden != 0
 		got = append(got, c)
@@ -388,13 +413,9 @@ func columns(ctx context.Context, tx querier) ([]column, error) {
 
 // normalize returns a CREATE TABLE statement in one spelling, so that two
 // spellings of the same table compare equal: its tokens (see sqlTokens),
-// without IF NOT EXISTS (which SQLite does not keep), one space between
-// them but around parentheses and before commas.
+// one space between them but around parentheses and before commas.
 func normalize(def string) string {
 	toks := sqlTokens(def)
-	if len(toks) >= 5 && strings.Join(toks[:5], " ") == "create table if not exists" {
-		toks = append(toks[:2:2], toks[5:]...)
-	}
 	var b strings.Builder
 	for i, tok := range toks {
 		if i > 0 && tok != ")" && tok != "," && toks[i-1] != "(" {
@@ -407,8 +428,8 @@ func normalize(def string) string {
 
 // sqlTokens splits a SQL statement into its tokens, in one spelling:
 // keywords and names in lower case and unquoted where they need no quotes
-// (SQLite's names are case-insensitive), strings and numbers as written,
-// with no whitespace and no comments.
+// (see asciiLower), strings and numbers as written, with no whitespace and
+// no comments.
 func sqlTokens(s string) []string {
 	var toks []string
 	for i := 0; i < len(s); {
@@ -417,17 +438,14 @@ func sqlTokens(s string) []string {
 		case strings.ContainsRune(" \t\n\r\f", rune(c)):
 			i++
 		case strings.HasPrefix(s[i:], "--"):
-			end := strings.IndexByte(s[i:], '\n')
-			if end < 0 {
-				end = len(s) - i
-			}
-			i += end
+			// To the end of the line, or of s.
+			_, rest, _ := strings.Cut(s[i:], "\n")
+			i = len(s) - len(rest)
 		case strings.HasPrefix(s[i:], "/*"):
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				return toks
-			}
-			i += end + 4
+			// To "*/", or to the end of s: SQLite reads a comment
+			// that is never closed to the end.
+			_, rest, _ := strings.Cut(s[i+2:], "*/")
+			i = len(s) - len(rest)
 		case c == '\'' || c == '"' || c == '`' || c == '[':
 			closer := c
 			if c == '[' {
@@ -443,7 +461,7 @@ func sqlTokens(s string) []string {
 			tok := s[i:min(j+1, len(s))]
 			if c != '\'' {
 				// A quoted name: the name itself, where it needs no quotes.
-				if name := strings.ToLower(s[i+1 : min(j, len(s))]); isPlainName(name) {
+				if name := asciiLower(s[i+1 : min(j, len(s))]); isPlainName(name) {
 					tok = name
 				}
 			}
@@ -454,7 +472,7 @@ func sqlTokens(s string) []string {
 			for j < len(s) && isNameByte(s[j]) {
 				j++
 			}
-			toks = append(toks, strings.ToLower(s[i:j]))
+			toks = append(toks, asciiLower(s[i:j]))
 			i = j
 		default:
 			n := 1
@@ -468,6 +486,17 @@ func sqlTokens(s string) []string {
 		}
 	}
 	return toks
+}
+
+// asciiLower returns s with its ASCII letters in lower case: SQLite's
+// names are case-insensitive in ASCII only ("À" is another name than "à").
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
 
 // isNameByte reports whether c may be part of a keyword, a name or a
@@ -503,7 +532,7 @@ func (s *Store) Enqueue(ctx context.Context, id string) (bool, error) {
 		return false, ErrEmptyID
 	}
 	res, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO jobs(id) VALUES(?)`, id)
-	return affected(res, err, "enqueue")
+	return affected(ctx, "enqueue", res, err)
 }
 
 // State returns the stored state of job id (step 3), or nil and no error if
@@ -523,7 +552,7 @@ func (s *Store) State(ctx context.Context, id string) (*Job, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lease: state: %w", err)
+		return nil, callError(ctx, "state", err)
 	}
 	j.Owner, j.Result = owner.String, result.String
 	return &j, nil
@@ -547,7 +576,7 @@ func (s *Store) Claim(ctx context.Context, id, owner string, now, ttl float64) (
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("lease: claim: %w", err)
+		return 0, callError(ctx, "claim", err)
 	}
 	defer tx.Rollback()
 
@@ -561,7 +590,7 @@ func (s *Store) Claim(ctx context.Context, id, owner string, now, ttl float64) (
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("lease: claim: %w", err)
+		return 0, callError(ctx, "claim", err)
 	}
 	if done {
 		return 0, nil
@@ -574,10 +603,10 @@ func (s *Store) Claim(ctx context.Context, id, owner string, now, ttl float64) (
 	}
 	fence++
 	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?`, owner, expires, fence, id); err != nil {
-		return 0, fmt.Errorf("lease: claim: %w", err)
+		return 0, callError(ctx, "claim", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("lease: claim: %w", err)
+		return 0, callError(ctx, "claim", err)
 	}
 	return fence, nil
 }
@@ -597,7 +626,7 @@ func (s *Store) Renew(ctx context.Context, id, owner string, fence int64, now, t
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE jobs SET until=? WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?`,
 		expires, id, owner, fence, now)
-	return affected(res, err, "renew")
+	return affected(ctx, "renew", res, err)
 }
 
 // Complete stores result for job id and marks it done (step 6). It succeeds
@@ -615,7 +644,7 @@ func (s *Store) Complete(ctx context.Context, id, owner string, fence int64, now
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE jobs SET result=?, done=1 WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?`,
 		result, id, owner, fence, now)
-	return affected(res, err, "complete")
+	return affected(ctx, "complete", res, err)
 }
 
 // Release gives up the lease of owner at fence on job id (step 7): the
@@ -629,7 +658,7 @@ func (s *Store) Release(ctx context.Context, id, owner string, fence int64) (boo
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE jobs SET owner=NULL, until=0 WHERE id=? AND owner=? AND fence=? AND done=0`,
 		id, owner, fence)
-	return affected(res, err, "release")
+	return affected(ctx, "release", res, err)
 }
 
 // ClaimMany calls Claim for every owner at the same time and returns their
@@ -664,7 +693,7 @@ func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, 
 		return nil, errors.Join(bad...)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("lease: claim many: %w", context.Cause(ctx))
+		return nil, callError(ctx, "claim many", err)
 	}
 	fences := make([]int64, len(owners))
 	errs := make([]error, len(owners))
@@ -733,15 +762,37 @@ func checkHolder(id, owner string) error {
 	return nil
 }
 
-// affected turns the result of a single-row write into the operation's
-// answer: true if the row was written.
-func affected(res sql.Result, err error, op string) (bool, error) {
+// affected turns the result of a single-row write into the answer of op:
+// true if the row was written.
+func affected(ctx context.Context, op string, res sql.Result, err error) (bool, error) {
 	if err != nil {
-		return false, fmt.Errorf("lease: %s: %w", op, err)
+		return false, callError(ctx, op, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("lease: %s: %w", op, err)
+		return false, callError(ctx, op, err)
 	}
 	return n == 1, nil
+}
+
+// callError is the error of op when the store failed it: "lease: op: "
+// and err, with ctx's end (see withContext).
+func callError(ctx context.Context, op string, err error) error {
+	return fmt.Errorf("lease: %s: %w", op, withContext(ctx, err))
+}
+
+// withContext returns err, which also wraps ctx's error and its cause when
+// ctx has ended: the driver may report the end as an interrupted
+// statement, or as ctx's error without the cause that
+// context.WithCancelCause gave it.
+func withContext(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	for _, end := range []error{context.Cause(ctx), ctx.Err()} {
+		if !errors.Is(err, end) {
+			err = fmt.Errorf("%w (%w)", err, end)
+		}
+	}
+	return err
 }

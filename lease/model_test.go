@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -117,13 +118,16 @@ func (mc *machine) holder(t *rapid.T, id string) string {
 	return mc.owner(t)
 }
 
-// fence draws a fence near the job's current one: stale, current or future.
+// fence draws the job's current fence half the time, or else one that is
+// stale (the one before) or was never granted: the next one, one further,
+// the largest there is.
 func (mc *machine) fence(t *rapid.T, id string) int64 {
 	f := mc.model[id].Fence
 	if rapid.Bool().Draw(t, "current") {
 		return f
 	}
-	return rapid.Int64Range(max(f, 1)-1, min(f, math.MaxInt64-1)+1).Draw(t, "fence")
+	next := min(f, math.MaxInt64-1) + 1
+	return rapid.SampledFrom([]int64{max(f, 1) - 1, next, min(next, math.MaxInt64-1) + 1, math.MaxInt64}).Draw(t, "fence")
 }
 
 func (mc *machine) Enqueue(t *rapid.T) {
@@ -135,7 +139,10 @@ func (mc *machine) Enqueue(t *rapid.T) {
 }
 
 func (mc *machine) Claim(t *rapid.T) {
-	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
+	mc.claim(t, mc.id(t), mc.owner(t), mc.ttl(t))
+}
+
+func (mc *machine) claim(t *rapid.T, id, owner string, ttl float64) {
 	got, err := mc.store.Claim(t.Context(), id, owner, mc.now, ttl)
 	want, wantErr := mc.model.claim(id, owner, mc.now, ttl)
 	if !errors.Is(err, wantErr) || err == nil && wantErr != nil || got != want {
@@ -145,8 +152,10 @@ func (mc *machine) Claim(t *rapid.T) {
 
 func (mc *machine) Renew(t *rapid.T) {
 	id, ttl := mc.id(t), mc.ttl(t)
-	owner := mc.holder(t, id)
-	fence := mc.fence(t, id)
+	mc.renew(t, id, mc.holder(t, id), mc.fence(t, id), ttl)
+}
+
+func (mc *machine) renew(t *rapid.T, id, owner string, fence int64, ttl float64) {
 	got, err := mc.store.Renew(t.Context(), id, owner, fence, mc.now, ttl)
 	want := mc.model.renew(id, owner, fence, mc.now, ttl)
 	if err != nil || got != want {
@@ -156,8 +165,10 @@ func (mc *machine) Renew(t *rapid.T) {
 
 func (mc *machine) Complete(t *rapid.T) {
 	id := mc.id(t)
-	owner := mc.holder(t, id)
-	fence := mc.fence(t, id)
+	mc.complete(t, id, mc.holder(t, id), mc.fence(t, id))
+}
+
+func (mc *machine) complete(t *rapid.T, id, owner string, fence int64) {
 	result := rapid.StringMatching(`[a-z]{0,3}`).Draw(t, "result")
 	got, err := mc.store.Complete(t.Context(), id, owner, fence, mc.now, result)
 	want := mc.model.complete(id, owner, fence, mc.now, result)
@@ -233,12 +244,23 @@ func (mc *machine) AdvanceClock(t *rapid.T) {
 
 // AdvanceToAnExpiry moves the clock to the moment a job's lease expires,
 // where the contract turns: at now == until the lease is no longer live.
+// Then, at that very moment, its holder may try to renew or complete it
+// with its fence, or another owner to claim it.
 func (mc *machine) AdvanceToAnExpiry(t *rapid.T) {
-	j, ok := mc.model[mc.id(t)]
+	id := mc.id(t)
+	j, ok := mc.model[id]
 	if !ok || j.Until <= mc.now {
 		t.Skip("no lease of that job ahead")
 	}
 	mc.now = j.Until
+	switch rapid.SampledFrom([]string{"renew", "complete", "claim", "nothing"}).Draw(t, "atExpiry") {
+	case "renew":
+		mc.renew(t, id, j.Owner, j.Fence, mc.ttl(t))
+	case "complete":
+		mc.complete(t, id, j.Owner, j.Fence)
+	case "claim":
+		mc.claim(t, id, mc.owner(t), mc.ttl(t))
+	}
 }
 
 // Reopen closes the store and opens the file again, as a restarted worker.
@@ -269,6 +291,40 @@ func (mc *machine) InvalidTTL(t *rapid.T) {
 	}
 	if !errors.Is(err, lease.ErrInvalidTTL) {
 		t.Fatalf("ttl=%v: error = %v, want ErrInvalidTTL", ttl, err)
+	}
+}
+
+// EndedContext makes any call under a context that has ended: it must
+// fail with the context's error, and Check then confirms that nothing
+// changed.
+func (mc *machine) EndedContext(t *rapid.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	id, owner, ttl := mc.id(t), mc.owner(t), mc.ttl(t)
+	fence := mc.fence(t, id)
+	var err error
+	op := rapid.SampledFrom([]string{"enqueue", "state", "claim", "renew", "complete", "release", "claimMany"}).Draw(t, "op")
+	switch op {
+	case "enqueue":
+		_, err = mc.store.Enqueue(ctx, id)
+	case "state":
+		var j *lease.Job
+		if j, err = mc.store.State(ctx, id); j != nil {
+			t.Fatalf("State(%q, ended context) = %+v, want nil and an error", id, *j)
+		}
+	case "claim":
+		_, err = mc.store.Claim(ctx, id, owner, mc.now, ttl)
+	case "renew":
+		_, err = mc.store.Renew(ctx, id, owner, fence, mc.now, ttl)
+	case "complete":
+		_, err = mc.store.Complete(ctx, id, owner, fence, mc.now, "late")
+	case "release":
+		_, err = mc.store.Release(ctx, id, owner, fence)
+	case "claimMany":
+		_, err = mc.store.ClaimMany(ctx, id, []string{owner, owner}, mc.now, ttl)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("%s(%q) under an ended context: error = %v, want context.Canceled", op, id, err)
 	}
 }
 

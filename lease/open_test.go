@@ -55,8 +55,10 @@ func TestOpen_SecondStoreOnSameFile(t *testing.T) {
 	wantState(t, second, lease.Job{ID: "job"})
 }
 
+// The path is a file name, not a URI: "%41" is three characters of the
+// name, not an escaped "A".
 func TestOpen_PathWithURICharacters(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a?b#c%d")
+	dir := filepath.Join(t.TempDir(), "a?b#c%41d")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +294,8 @@ func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
 		{"TableNamedInOtherCase", []string{strings.Replace(strings.Replace(jobsDDL, "TABLE jobs", "TABLE Jobs", 1), "TEXT PRIMARY KEY", "TEXT PRIMARY KEY COLLATE NOCASE", 1)}, "collate nocase"},
 		{"TriggerOnJOBS", []string{jobsDDL, `CREATE TRIGGER reset AFTER UPDATE OF owner ON JOBS WHEN new.owner IS NULL BEGIN UPDATE jobs SET fence = 0 WHERE id = new.id; END`}, "trigger reset"},
 		{"ViewNamedJOBS", []string{`CREATE VIEW JOBS AS SELECT 1 AS id`}, "jobs is a view"},
+		// A generated column in the place of one with no default.
+		{"GeneratedResultColumn", []string{strings.Replace(jobsDDL, "result TEXT", "result TEXT GENERATED ALWAYS AS (NULL)", 1)}, "column 5"},
 		// Spelled differently, and meaning something else too.
 		{"AnotherDefaultOnOneLine", []string{`CREATE TABLE jobs(id TEXT PRIMARY KEY,owner TEXT,until REAL NOT NULL DEFAULT 0,fence INTEGER NOT NULL DEFAULT 1,result TEXT,done INTEGER NOT NULL DEFAULT 0)`}, "column 4"},
 		{"ACheckInLowerCase", []string{"create table jobs (id text primary key, owner text, until real not null default 0, fence integer not null default 0, result text check (result <> 'x'), done integer not null default 0)"}, "check (result <> 'x')"},
@@ -328,6 +332,8 @@ func TestOpen_AcceptsTheTableItCreatesWrittenByHand(t *testing.T) {
 		"create table jobs (\n  id text primary key ,\n\towner text,\n  until real not null default 0,\n  fence integer not null default 0,\n  result text,\n  done integer not null default 0\n)",
 		`CREATE TABLE "jobs" ("id" TEXT PRIMARY KEY, [owner] TEXT, ` + "`until`" + ` REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)`,
 		"CREATE TABLE jobs ( -- the lease table\n id TEXT PRIMARY KEY, /* the job */ owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)",
+		strings.ReplaceAll(jobsDDL, "\n", "\r\n"), // as an editor on Windows saves it
+		"CREATE TABLE jobs (id TEXT PRIMARY KEY/**/, owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0) -- no newline after",
 	} {
 		path, _ := createJobs(t, ddl, `INSERT INTO jobs(id, fence) VALUES('job', 4)`)
 		s, err := lease.Open(path)
@@ -338,6 +344,22 @@ func TestOpen_AcceptsTheTableItCreatesWrittenByHand(t *testing.T) {
 		wantState(t, s, lease.Job{ID: "job", Fence: 4})
 		s.Close()
 	}
+}
+
+// Only the jobs table's own triggers and indexes change what a write of
+// this package does: those of the file's other tables are left alone.
+func TestOpen_AcceptsTriggersAndIndexesOfOtherTables(t *testing.T) {
+	path, _ := createJobs(t, jobsDDL,
+		`CREATE TABLE audit(id TEXT, at REAL)`,
+		`CREATE INDEX audit_at ON audit(at)`,
+		`CREATE TRIGGER audit_once AFTER INSERT ON audit BEGIN DELETE FROM audit WHERE at < new.at - 100; END`,
+		`INSERT INTO jobs(id, fence) VALUES('job', 3)`)
+	s, err := lease.Open(path)
+	if err != nil {
+		t.Fatalf("Open(jobs file with another table's trigger and index) error = %v, want nil", err)
+	}
+	defer s.Close()
+	wantState(t, s, lease.Job{ID: "job", Fence: 3})
 }
 
 func TestOpen_ErrorNamesThePackageOnce(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,9 +185,123 @@ func TestSQLTokens_OneSpellingOfWhatMeansTheSame(t *testing.T) {
 		{`'It''s' "two words" 'X'`, `'It''s'|"two words"|'X'`},
 		{"a<>b<=c||d 0.5", "a|<>|b|<=|c||||d|0.5"},
 		{"x /* never closed", "x"},
+		{"x /**/ y -- to the end", "x|y"},
+		{"/*/ x */ y /*/ z */", "y"},
+		{"x -- one line\r\ny", "x|y"},
+		// Names and numbers are whole tokens, whatever their bytes.
+		{"fence_1990 < 19, size_Zone $x À", "fence_1990|<|19|,|size_zone|$x|À"},
+		// Quotes stay where a name needs them: it starts with a digit,
+		// holds a space, or is empty.
+		{`"0k" "9lives" "a0" "my col" ""`, `"0k"|"9lives"|a0|"my col"|""`},
+		{"'never closed", "'never closed"},
 	} {
 		if got := strings.Join(sqlTokens(tc.in), "|"); got != tc.want {
 			t.Errorf("sqlTokens(%q) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// fakeClock is a clock whose time moves only when Open waits on it: each
+// wait is recorded, moves the time on by its length, and is over at once.
+// onWait, if set, runs at each wait with the time waited so far: another
+// connection's steps, at a time of Open's clock. Open calls it on the
+// test's goroutine.
+type fakeClock struct {
+	t       *testing.T
+	start   time.Time
+	elapsed time.Duration
+	waits   []time.Duration
+	onWait  func(elapsed time.Duration)
+}
+
+func (c *fakeClock) Now() time.Time { return c.start.Add(c.elapsed) }
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.waits = append(c.waits, d)
+	c.elapsed += d
+	// 10 s is 207 waits of the backoff: far more is a wait that does not
+	// move the time on.
+	if len(c.waits) > 10000 {
+		c.t.Fatalf("Open waited %d times in %v, the last ones %v", len(c.waits), c.elapsed, c.waits[len(c.waits)-3:])
+	}
+	if c.onWait != nil {
+		c.onWait(c.elapsed)
+	}
+	ch := make(chan time.Time, 1)
+	ch <- c.Now()
+	return ch
+}
+
+// wantBusy fails the test unless err is SQLITE_BUSY, met at stage.
+func wantBusy(t *testing.T, err error, stage string) {
+	t.Helper()
+	var se *sqlite.Error
+	if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || !strings.Contains(err.Error(), stage) {
+		t.Fatalf("OpenContext() error = %v, want SQLITE_BUSY at %q", err, stage)
+	}
+}
+
+// Open tries again after 1 ms, then after twice as long each time, up to
+// 50 ms, and gives up once the busy timeout has passed.
+func TestOpen_BacksOffFrom1msDoublingTo50ms(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+	clock := &fakeClock{t: t, start: time.Now()}
+	s, err := OpenContext(context.WithValue(t.Context(), clockKey{}, clock), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext(file a writer never lets go) error = nil, want SQLITE_BUSY")
+	}
+	wantBusy(t, err, "begin: ")
+	ms := time.Millisecond
+	want := []time.Duration{1 * ms, 2 * ms, 4 * ms, 8 * ms, 16 * ms, 32 * ms, 50 * ms}
+	if len(clock.waits) < len(want) || !slices.Equal(clock.waits[:len(want)], want) {
+		t.Fatalf("Open waited %v, want it to begin with %v", clock.waits[:min(len(clock.waits), len(want))], want)
+	}
+	for i, d := range clock.waits[len(want):] {
+		if d != 50*ms {
+			t.Fatalf("wait %d was %v, want 50ms from the 7th wait on", len(want)+i+1, d)
+		}
+	}
+	last := clock.waits[len(clock.waits)-1]
+	if clock.elapsed <= 10*time.Second || clock.elapsed-last > 10*time.Second {
+		t.Fatalf("Open gave up after waiting %v, want it to give up at the first retry after 10s", clock.elapsed)
+	}
+}
+
+// Open's waits share one deadline: a writer that holds it up for 6 s at
+// BEGIN, then a reader that holds up its commit, make it give up 10 s
+// after it started, not 10 s after its commit began to wait. The table it
+// was creating is rolled back.
+func TestOpen_WaitsOneDeadlineForAllItsStatements(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	writer := newBlocker(t, path)
+	writer.exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+	reader := newBlocker(t, path)
+	clock := &fakeClock{t: t, start: time.Now()}
+	clock.onWait = func(elapsed time.Duration) {
+		if elapsed >= 6*time.Second && writer != nil {
+			writer.exec("COMMIT")
+			reader.exec("BEGIN", "SELECT count(*) FROM other")
+			writer = nil
+		}
+	}
+	s, err := OpenContext(context.WithValue(t.Context(), clockKey{}, clock), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext() error = nil, want SQLITE_BUSY at the commit")
+	}
+	wantBusy(t, err, "create table: ")
+	if writer != nil {
+		t.Fatalf("Open gave up after %v, before the writer let go at 6s", clock.elapsed)
+	}
+	last := clock.waits[len(clock.waits)-1]
+	if clock.elapsed <= 10*time.Second || clock.elapsed-last > 10*time.Second {
+		t.Fatalf("Open gave up after waiting %v in all, want it to give up at the first retry after 10s", clock.elapsed)
+	}
+	reader.exec("COMMIT")
+	var tables int
+	if err := reader.conn.QueryRowContext(t.Context(), `SELECT count(*) FROM sqlite_schema WHERE name = 'jobs'`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("after Open gave up, the file has %d jobs tables (error %v), want 0: rolled back", tables, err)
 	}
 }

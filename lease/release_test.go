@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"database/sql"
 	"errors"
 	"testing"
 
@@ -10,13 +11,26 @@ import (
 // Step 7: only the current holder may release, and the fence is kept.
 
 func TestRelease_ClearsOwnerAndUntilKeepsFence(t *testing.T) {
-	s := newStore(t)
+	path := newPath(t)
+	s := openAt(t, path)
 	heldByA(t, s)
 	ok, err := s.Release(t.Context(), "job", "A", 1)
 	if err != nil || !ok {
 		t.Fatalf("Release() = %v, %v; want true, nil", ok, err)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "", Until: 0, Fence: 1})
+	// Nobody is NULL in the table, as for a job never claimed: not the
+	// empty string, which other readers of the file would take for an
+	// owner.
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var owner string
+	if err := db.QueryRow(`SELECT typeof(owner) FROM jobs WHERE id = 'job'`).Scan(&owner); err != nil || owner != "null" {
+		t.Fatalf("the released job's owner is stored as %s (error %v), want null", owner, err)
+	}
 }
 
 func TestRelease_NextClaimGetsNewFenceAtOnce(t *testing.T) {
@@ -38,6 +52,7 @@ func TestRelease_NextClaimGetsNewFenceAtOnce(t *testing.T) {
 
 func TestRelease_RefusesAnythingButTheCurrentHolder(t *testing.T) {
 	cases := []refusal{
+		{name: "FenceNeverGranted", setup: heldByA, owner: "A", fence: 2},
 		{name: "OtherOwnerWithTheFence", setup: heldByA, owner: "B", fence: 1},
 		{name: "StaleFenceOfSameOwner", setup: func(t *testing.T, s *lease.Store) {
 			heldByA(t, s)

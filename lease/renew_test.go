@@ -43,6 +43,9 @@ func heldByA(t *testing.T, s *lease.Store) {
 
 // staleRefusals are the calls that renew and complete both refuse.
 var staleRefusals = []refusal{
+	// A fence is only ever current once granted: the next one belongs
+	// to whoever claims the job next.
+	{name: "FenceNeverGranted", setup: heldByA, owner: "A", fence: 2, now: 5},
 	{name: "AtExactExpiry", setup: heldByA, owner: "A", fence: 1, now: 10},
 	{name: "AfterExpiry", setup: heldByA, owner: "A", fence: 1, now: 11},
 	{name: "OtherOwnerWithTheFence", setup: heldByA, owner: "B", fence: 1, now: 5},

@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -31,6 +32,39 @@ func TestState_SeesWritesOfAnotherStore(t *testing.T) {
 		t.Fatalf("Complete() = false, want true")
 	}
 	wantState(t, reader, lease.Job{ID: "job", Owner: "A", Until: 7, Fence: f, Result: "ok", Done: true})
+}
+
+// In WAL mode a reader does not wait for a writer: State reads the last
+// commit at once, while another connection holds the write lock and has
+// changed the job without committing yet.
+func TestState_ReadsAtOnceWhileAnotherConnectionWrites(t *testing.T) {
+	path := newPath(t)
+	s := openAt(t, path)
+	heldByA(t, s)
+	commit := holdLock(t, path, "BEGIN IMMEDIATE", "UPDATE jobs SET owner = 'X' WHERE id = 'job'")
+	defer commit()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ctx = lease.WaitWatch(ctx)
+	type read struct {
+		j   *lease.Job
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		j, err := s.State(ctx, "job")
+		done <- read{j, err}
+	}()
+	select {
+	case <-lease.Waiting(ctx):
+		cancel()
+		<-done
+		t.Fatal("State() waited for the other connection's write lock, want it to read at once")
+	case r := <-done:
+		if r.err != nil || r.j == nil || *r.j != (lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1}) {
+			t.Fatalf("State() = %+v, %v; want the last commit: A holds fence 1 until 10", r.j, r.err)
+		}
+	}
 }
 
 func TestState_RejectsEmptyID(t *testing.T) {

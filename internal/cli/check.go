@@ -188,7 +188,7 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	if err != nil {
 		return plan.Pending(), nil, err
 	}
-	opt := rf.options(pr)
+	opt := rf.options(c, pr)
 	recheck := func(tests []string) error {
 		pfs, err = lp.Recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests, Questions: questions})
 		return err

@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -50,7 +51,8 @@ overrides). mutate works from any directory of the module.
 type call struct {
 	name           string // the command
 	stdout, stderr io.Writer
-	dir            string // -C
+	dir            string    // -C
+	started        time.Time // when the command began
 }
 
 // commands maps each command's name to the function that runs it.
@@ -86,7 +88,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return report.ExitError
 		}
 	}
-	c := &call{name: fs.Arg(0), stdout: stdout, stderr: stderr, dir: *dir}
+	c := &call{name: fs.Arg(0), stdout: stdout, stderr: stderr, dir: *dir, started: time.Now()}
 	args = fs.Args()[1:]
 	if c.name == "help" {
 		return exitCode(ctx, c, help(ctx, c, args))
@@ -105,7 +107,7 @@ var topics = map[string]func() string{
 	"exit-codes": report.ExitReference,
 	"operators": func() string {
 		return "The operators of -generate, each with the rewrite it makes:\n\n" + mutation.OperatorHelp() +
-			"\nA //mutate:ignore comment on a line, or in a function's doc comment, keeps\nthem off it.\n"
+			"\nThe operators on expressions (boundary to logical) rewrite the values of\nconstants too, at the top level and in functions. A //mutate:ignore\ncomment on a line, or in a function's or a declaration's doc comment,\nkeeps them off it.\n"
 	},
 }
 

@@ -44,7 +44,7 @@ func draft(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := harness.Run(ctx, plan, rf.options(pr))
+	rep, err := harness.Run(ctx, plan, rf.options(c, pr))
 	if err != nil {
 		return err
 	}

@@ -254,11 +254,11 @@ func (rf *runFlags) check() error {
 	return nil
 }
 
-// options returns the harness's options of a run, progress on stderr.
-func (rf *runFlags) options(pr *progress.Reporter) harness.Options {
+// options returns the harness's options of c's run, progress on stderr.
+func (rf *runFlags) options(c *call, pr *progress.Reporter) harness.Options {
 	return harness.Options{
 		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, NoTCE: rf.noTCE, Progress: pr,
-		Memory: int64(rf.memory), Network: rf.network, NoSandbox: rf.noSandbox,
+		Memory: int64(rf.memory), Network: rf.network, NoSandbox: rf.noSandbox, Started: c.started,
 	}
 }
 

@@ -89,7 +89,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 		if got, want := rep.IDs(), mutation.IDs(all); !slices.Equal(got, want) {
 			return fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *results, got, want)
 		}
-	} else if rep, err = harness.Run(ctx, plan, rf.options(pr)); err != nil {
+	} else if rep, err = harness.Run(ctx, plan, rf.options(c, pr)); err != nil {
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {

@@ -66,7 +66,7 @@ func run(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	out.exercise = exerciseIDs(plan)
-	rep, err := harness.Run(ctx, plan, rf.options(pr))
+	rep, err := harness.Run(ctx, plan, rf.options(c, pr))
 	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
 		// What finished, marked as partial (and cached): no file is
 		// written from it, and the run exits 2.

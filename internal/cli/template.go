@@ -43,7 +43,7 @@ func template(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	// The names of subtests are known only from a run of the suite.
-	names, err := harness.TestNames(ctx, plan, rf.options(pr))
+	names, err := harness.TestNames(ctx, plan, rf.options(c, pr))
 	if err != nil {
 		return err
 	}

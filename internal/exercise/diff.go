@@ -52,27 +52,12 @@ func onChangedLine(changed map[string]map[int]bool, a *mutation.Applied) bool {
 // whose new side starts at line c and spans d lines (1 when d is absent).
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
-// changedLines returns, by absolute path, the lines of each file of the
-// module that differ from ref (added or changed; nil for an untracked
-// file, every line of which is new).
-func changedLines(ctx context.Context, root, ref string) (map[string]map[int]bool, error) {
-	git := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("-diff %s: git %s: %s", ref, strings.Join(args, " "), strings.TrimSpace(stderr.String()+" "+err.Error()))
-		}
-		return out, nil
-	}
-	if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("-diff %s: not a commit of the repository at %s", ref, root)
-	}
-	out, err := git("diff", "--no-color", "--no-ext-diff", "--unified=0", "--relative", ref, "--", ".")
-	if err != nil {
-		return nil, err
-	}
+// parseDiff returns, by absolute path under root, the lines of the new side
+// of out, a unified diff of git's with prefixes a/ and b/ and no context,
+// that are added or changed. A name that git quotes (one with a double
+// quote, a backslash, a control character, or, by core.quotePath's
+// default, a byte that is not ASCII) is unquoted.
+func parseDiff(root string, out []byte) map[string]map[int]bool {
 	changed := map[string]map[int]bool{}
 	var file string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -81,8 +66,11 @@ func changedLines(ctx context.Context, root, ref string) (map[string]map[int]boo
 		line := sc.Text()
 		if name, ok := strings.CutPrefix(line, "+++ "); ok {
 			file = ""
-			if name != "/dev/null" {
-				file = filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(name, "b/")))
+			if unquoted, err := strconv.Unquote(name); err == nil && strings.HasPrefix(name, `"`) {
+				name = unquoted
+			}
+			if rel, ok := strings.CutPrefix(name, "b/"); ok {
+				file = filepath.Join(root, filepath.FromSlash(rel))
 				changed[file] = map[int]bool{}
 			}
 			continue
@@ -100,6 +88,34 @@ func changedLines(ctx context.Context, root, ref string) (map[string]map[int]boo
 			changed[file][l] = true
 		}
 	}
+	return changed
+}
+
+// changedLines returns, by absolute path, the lines of each file of the
+// module that differ from ref (added or changed; nil for an untracked
+// file, every line of which is new).
+func changedLines(ctx context.Context, root, ref string) (map[string]map[int]bool, error) {
+	git := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("-diff %s: git %s: %s", ref, strings.Join(args, " "), strings.TrimSpace(stderr.String()+" "+err.Error()))
+		}
+		return out, nil
+	}
+	if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("-diff %s: not a commit of the repository at %s", ref, root)
+	}
+	// The prefixes, colour and driver are set here, whatever the user's
+	// configuration says (diff.mnemonicPrefix, diff.noprefix, color.diff,
+	// diff.external).
+	out, err := git("diff", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--unified=0", "--relative", ref, "--", ".")
+	if err != nil {
+		return nil, err
+	}
+	changed := parseDiff(root, out)
 	untracked, err := git("ls-files", "--others", "--exclude-standard", "--full-name", "-z")
 	if err != nil {
 		return nil, err

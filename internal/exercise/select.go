@@ -14,6 +14,7 @@ import (
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
@@ -363,8 +364,16 @@ func (p *Plan) apply(ctx context.Context, sel Selection) error {
 			}
 			p.Package = u.Target.Rel
 		}
+		var left []string
 		for _, m := range u.Mutants {
 			a, err := u.Source.Apply(m)
+			if err != nil && m.Operator != "" {
+				// Made from this very code a moment ago: a mutant that
+				// cannot be made again is the generator's fault, never a
+				// reason to stop the run.
+				left = append(left, fmt.Sprintf("%s (%s in %s)", u.Qual+m.ID, m.Operator, m.Target))
+				continue
+			}
 			if err != nil {
 				if written != "" && errors.Is(err, mutation.ErrUnknownTarget) {
 					p.note("the mutants are written for package %s, and -pkg names %s", written, sel.Pkg)
@@ -374,6 +383,10 @@ func (p *Plan) apply(ctx context.Context, sel Selection) error {
 				continue
 			}
 			u.Applied = append(u.Applied, a)
+		}
+		if len(left) > 0 {
+			p.note("left out %s that could not be made again from the code: %s (a fault of mutate's: please report it)",
+				text.Count(len(left), "generated mutant", "generated mutants"), strings.Join(left, ", "))
 		}
 		units = append(units, u)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/text"
 )
@@ -108,26 +109,35 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	b := &Baseline{Result: res, Wall: seconds(res.Wall), plain: bin, switched: sb, invalid: invalid, refs: newReferences(p, cfg)}
 	// The baseline is the plain build's run of the whole suite.
 	b.refs.set(bin, nil, res)
-	switch {
-	case cfg.mode() != ModeSwitch:
-		b.noCoverage = "coverage comes from the switched build, and -mode=overlay has none"
-	case sb == nil || sb.err != nil || sb.bin == "":
-		b.noCoverage = "the switched build holds no mutant"
+	if sb != nil && sb.err == nil {
+		sayExcluded(pr, p, sb, invalid)
+		differs, err := checkSwitched(ctx, cfg, p, b)
+		if err != nil {
+			return nil, err
+		}
+		if differs != nil {
+			// Its results could not be trusted: the mutants are built
+			// one by one instead, and the run goes on.
+			pr.Printf("%v; so every mutant gets a build of its own (as with -mode=overlay), and coverage comes from the reference built with -cover", differs)
+			b.switched = nil
+		}
 	}
-	if sb == nil || sb.err != nil {
+	if !needsCoverage(p) {
 		return b, nil
 	}
-	sayExcluded(pr, p, sb, invalid)
-	if err := checkSwitched(ctx, cfg, p, b); err != nil {
-		return nil, err
-	}
-	if sb.err == nil && sb.bin != "" {
+	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {
 		b.refs.set(sb.bin, nil, sb.inactive)
-		if needsCoverage(p) {
-			if b.coverage, err = runCoverage(ctx, cfg, p, b); err != nil {
-				return nil, err
-			}
-		}
+		// The switched binary's runs alone are the reference's runs
+		// alone, for the confirmations.
+		onAlone := func(test string, res *gotest.Result) { b.refs.set(sb.bin, []string{runOnly([]string{test})}, res) }
+		b.noCoverage = "its site cannot be marked in the switched build"
+		b.coverage, err = runCoverage(ctx, cfg, p, b, switchedProbe(cfg, p, b), sb.sw.Marked(), onAlone)
+	} else {
+		b.noCoverage = "its site is in no block of code that Go's coverage counts"
+		b.coverage, err = referenceCoverage(ctx, cfg, p, b)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }
@@ -141,9 +151,9 @@ func buildAll(ctx context.Context, cfg config, p *prepared) (bin string, sb *swi
 	pr := cfg.Progress
 	switching := cfg.mode() == ModeSwitch
 	if switching {
-		pr.Phase("building the test binary, and the switched build of %s", text.Count(len(p.Applied), "mutant", "mutants"))
+		cfg.phase("build", "building the test binary, and the switched build of %s", text.Count(len(p.Applied), "mutant", "mutants"))
 	} else {
-		pr.Phase("building the test binary")
+		cfg.phase("build", "building the test binary")
 	}
 	var (
 		wg       sync.WaitGroup
@@ -183,7 +193,7 @@ func buildAll(ctx context.Context, cfg config, p *prepared) (bin string, sb *swi
 // runReferences runs the unmutated suite (see baseline) and, beside it,
 // the switched build with no mutant active, and checks the source tree.
 func runReferences(ctx context.Context, cfg config, p *prepared, bin string, sb *switchedBuild) (*gotest.Result, error) {
-	cfg.Progress.Phase("baseline %s", p.Target.Rel)
+	cfg.phase("baseline", "baseline %s", p.Target.Rel)
 	var wg sync.WaitGroup
 	if sb != nil && sb.err == nil && sb.bin != "" {
 		// No limit is derived yet: the baseline's own applies.
@@ -206,21 +216,21 @@ func runReferences(ctx context.Context, cfg config, p *prepared, bin string, sb 
 // checkSwitched compares the switched build's run with no mutant active
 // with the baseline (see checkInactive). If they differ, the same binary
 // runs again: passing then, the suite is flaky (a *BaselineError);
-// failing again, the switching broke it, and the run stops (sb.err).
-func checkSwitched(ctx context.Context, cfg config, p *prepared, b *Baseline) error {
+// failing again, the switching changed what the reference does, and
+// differs says how.
+func checkSwitched(ctx context.Context, cfg config, p *prepared, b *Baseline) (differs, err error) {
 	sb := b.switched
-	if sb.err = checkInactive(cfg, b); sb.err == nil || sb.inactive == nil {
-		return nil
+	if differs = checkInactive(cfg, b); differs == nil || sb.inactive == nil {
+		return nil, nil
 	}
 	first := sb.inactive
-	var err error
 	if sb.inactive, err = runInactive(ctx, cfg, p, sb, baselineTimeout(cfg)); err != nil {
-		return err
+		return nil, err
 	}
 	if checkInactive(cfg, b) == nil {
-		return flakyError(p.Target.Rel, first)
+		return nil, flakyError(p.Target.Rel, first)
 	}
-	return nil
+	return differs, nil
 }
 
 // flakyError describes a suite that failed in res and passed when run
@@ -313,7 +323,11 @@ func sayExcluded(pr *progress.Reporter, p *prepared, sb *switchedBuild, invalid 
 	var own []string
 	for _, a := range p.Applied {
 		if why, ok := sb.sw.Excluded[a.Mutant.ID]; ok && invalid[a.Mutant.ID] == "" {
-			own = append(own, fmt.Sprintf("%s: a build of its own: %s", a.Mutant.ID, why))
+			what := a.Mutant.Operator
+			if what == "" {
+				what = mutation.Operator(a.Mutant.Kind)
+			}
+			own = append(own, fmt.Sprintf("%s (%s at %s:%d) gets a build of its own: %s", a.Mutant.ID, what, p.relFile(a), a.Line, why))
 		}
 	}
 	const each = 5

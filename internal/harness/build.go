@@ -28,12 +28,12 @@ import (
 // binary also stays in the cache directory until a build of the same
 // sources asks for it again (the plain and the switched build of a
 // package, which runs repeat): go then checks it rather than link it anew.
-func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[string][]byte, keep bool) (string, error) {
+func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[string][]byte, keep bool, extra ...string) (string, error) {
 	env, err := tempEnv(dir)
 	if err != nil {
 		return "", err
 	}
-	var flags []string
+	flags := slices.Clone(extra)
 	// Nothing reads a test binary's DWARF, and linking without it is
 	// faster; unless the user's GOFLAGS says how to link.
 	if !strings.Contains(p.goEnv["GOFLAGS"], "-ldflags") {
@@ -140,8 +140,15 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, en
 	}
 	if p.isolated {
 		spec := sandbox.Default(sb.root)
+		// What records coverage (the switched build's reached sites, a
+		// coverage profile) writes in its run's directory.
 		if cover != "" {
 			spec.Writable = append(spec.Writable, filepath.Dir(cover))
+		}
+		for _, arg := range args {
+			if profile, ok := strings.CutPrefix(arg, "-test.coverprofile="); ok {
+				spec.Writable = append(spec.Writable, filepath.Dir(profile))
+			}
 		}
 		// The other runs' directories are out of sight: the scratch
 		// directory is private, with only this run's in it. Its HOME and
@@ -227,6 +234,15 @@ func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[str
 				blamed[id] = true
 			}
 		}
+		if len(blamed) == 0 && len(sw.Constants) > 0 {
+			// A constant made a variable is used where Go needs a
+			// constant: those mutants get builds of their own, where it
+			// stays one.
+			for _, id := range sw.Constants {
+				exclude[id] = "its constant, which the switched build makes a variable, is used where Go needs a constant"
+			}
+			continue
+		}
 		if len(blamed) == 0 {
 			// Nothing to blame but the switching itself.
 			for _, id := range sw.Marked() {
@@ -265,20 +281,20 @@ func checkInactive(cfg config, b *Baseline) error {
 		return nil
 	}
 	if res.TimedOut {
-		return fmt.Errorf("the switched build with no mutant active timed out; rerun with -mode=overlay")
+		return fmt.Errorf("the switched build with no mutant active timed out, where the reference passed")
 	}
 	want, got := b.Result.Names(), res.Names()
 	if !passed(res) || !slices.Equal(got, want) {
 		var why []string
 		for _, name := range res.Failed() {
-			why = append(why, "  failed: "+name)
+			why = append(why, name+" failed")
 		}
 		for _, name := range want {
 			if !slices.Contains(got, name) {
-				why = append(why, "  did not run: "+name)
+				why = append(why, name+" did not run")
 			}
 		}
-		return fmt.Errorf("the switched build with no mutant active does not pass like the plain baseline; rerun with -mode=overlay:\n%s", strings.Join(why, "\n"))
+		return fmt.Errorf("the switched build with no mutant active does not pass like the reference (%s)", strings.Join(why, ", "))
 	}
 	cfg.Progress.Printf("switched build, no mutant active: %s passed (%.1fs)", text.Count(len(res.Tests), "test", "tests"), res.Wall)
 	return nil

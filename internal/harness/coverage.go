@@ -74,23 +74,53 @@ const (
 	coverRecheck = 4
 )
 
-// runCoverage runs the switched binary with no mutant active coverPasses
-// times per top-level test of the baseline, cfg.Jobs at a time, each with
-// mutation.CoverEnv naming a file of its own. The runs are the reference
-// alone of each test for the confirmations (see references); a test that
-// passes once and fails once is flaky there.
-func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*coverage, error) {
-	sb := b.switched
+// probe runs test alone in dir, with no mutant active, and returns the
+// run and the ids of the mutants whose sites it reached.
+type probe func(ctx context.Context, test, dir string) (*gotest.Result, []string, error)
+
+// switchedProbe is the probe of the switched binary: the sites record
+// their ids in the file that mutation.CoverEnv names.
+func switchedProbe(cfg config, p *prepared, b *Baseline) probe {
+	return func(ctx context.Context, test, dir string) (*gotest.Result, []string, error) {
+		file := filepath.Join(dir, "reached")
+		env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
+		res, err := p.exec(ctx, cfg, b.switched.bin, dir, env, []string{runOnly([]string{test})}, limits{wall: coverLimit(cfg, b, test)}, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids, err := readLines(file)
+		return res, ids, err
+	}
+}
+
+// runCoverage runs each top-level test of the baseline alone with probe,
+// coverPasses times, cfg.Jobs at a time, and says which of the mutants
+// marked it knows the tests that reach. A test that fails every time runs
+// coverRecheck times more: one that passes then is flaky, one that never
+// does runs for every mutant. onAlone, if set, is given each test's run
+// alone (a failing one if there was one), for the confirmations.
+func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline, run probe, marked []string, onAlone func(test string, res *gotest.Result)) (*coverage, error) {
 	tests := b.Result.TopLevel()
 	pr := cfg.Progress
 	reach := "reach"
 	if len(tests) == 1 {
 		reach = "reaches"
 	}
-	pr.Phase("coverage: which of %s %s each of %s", text.Count(len(tests), "test", "tests"), reach, text.Count(len(sb.sw.Marked()), "mutant", "mutants"))
+	cfg.phase("coverage", "coverage: which of %s %s each of %s", text.Count(len(tests), "test", "tests"), reach, text.Count(len(marked), "mutant", "mutants"))
 	c := &coverage{known: map[string]bool{}, reached: map[string][]string{}}
-	for _, id := range sb.sw.Marked() {
+	for _, id := range marked {
 		c.known[id] = true
+	}
+	probeIn := func(ctx context.Context, i int, test, name string) (*gotest.Result, []string, error) {
+		dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i), name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		res, ids, err := run(ctx, test, dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("coverage of %s: %w", test, err)
+		}
+		return res, ids, nil
 	}
 	results := make([][coverPasses]*gotest.Result, len(tests))
 	reached := make([][coverPasses][]string, len(tests))
@@ -98,23 +128,9 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 	g.SetLimit(max(cfg.Jobs, 1))
 	for i, test := range tests {
 		for pass := range coverPasses {
-			g.Go(func() error {
-				dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i), strconv.Itoa(pass))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				file := filepath.Join(dir, "reached")
-				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-				res, err := p.exec(gctx, cfg, sb.bin, dir, env, []string{runOnly([]string{test})}, limits{wall: coverLimit(cfg, b, test)}, nil)
-				if err != nil {
-					return fmt.Errorf("coverage of %s: %w", test, err)
-				}
-				ids, err := readLines(file)
-				if err != nil {
-					return fmt.Errorf("coverage of %s: %w", test, err)
-				}
-				results[i][pass], reached[i][pass] = res, ids
-				return nil
+			g.Go(func() (err error) {
+				results[i][pass], reached[i][pass], err = probeIn(gctx, i, test, strconv.Itoa(pass))
+				return err
 			})
 		}
 	}
@@ -125,68 +141,49 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 		return nil, ctx.Err()
 	}
 	for i, test := range tests {
-		alone := []string{runOnly([]string{test})}
 		ok := 0
 		for pass := range coverPasses {
 			if res := results[i][pass]; passedTest(res, test) && passed(res) {
 				ok++
 			}
 		}
-		if ok == 0 {
-			// Failed twice: again, to tell a test that needs others
-			// from a flaky one.
-			for pass := range coverRecheck {
-				dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i), "recheck-"+strconv.Itoa(pass))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return nil, err
-				}
-				file := filepath.Join(dir, "reached")
-				env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-				res, err := p.exec(ctx, cfg, sb.bin, dir, env, alone, limits{wall: coverLimit(cfg, b, test)}, nil)
-				if err != nil {
-					return nil, fmt.Errorf("coverage of %s: %w", test, err)
-				}
-				if passedTest(res, test) && passed(res) {
-					// Flaky. This run's reach stands for the first's.
-					ids, err := readLines(file)
-					if err != nil {
-						return nil, fmt.Errorf("coverage of %s: %w", test, err)
-					}
-					results[i][0], reached[i][0] = res, ids
-					ok = 1
-					break
-				}
+		// Failed every time: again, to tell a test that needs others
+		// from a flaky one. A run that passes stands for the first.
+		for pass := 0; ok == 0 && pass < coverRecheck; pass++ {
+			res, ids, err := probeIn(ctx, i, test, "recheck-"+strconv.Itoa(pass))
+			if err != nil {
+				return nil, err
+			}
+			if passedTest(res, test) && passed(res) {
+				results[i][0], reached[i][0] = res, ids
+				ok = 1
 			}
 		}
-		// The reference alone of the test, for the confirmations: a
-		// failing run if there was one.
-		ref := results[i][0]
-		if !passedTest(results[i][1], test) {
-			ref = results[i][1]
+		if onAlone != nil {
+			alone := results[i][0]
+			if !passedTest(results[i][1], test) {
+				alone = results[i][1]
+			}
+			onAlone(test, alone)
 		}
-		b.refs.set(sb.bin, alone, ref)
 		switch ok {
+		case 0:
+			c.everywhere = append(c.everywhere, test)
+			pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, results[i][0].Ended())
+			continue
 		case coverPasses:
-			for pass := range coverPasses {
+		default:
+			b.refs.setFlaky(test)
+			pr.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for the mutants it reaches, and its failures are never counted as kills", test)
+		}
+		// What it reaches when it passes: a mutant elsewhere can make it
+		// fail only by chance.
+		for pass := range coverPasses {
+			if res := results[i][pass]; passedTest(res, test) && passed(res) {
 				for _, id := range reached[i][pass] {
 					c.reached[id] = append(c.reached[id], test)
 				}
 			}
-		case 0:
-			c.everywhere = append(c.everywhere, test)
-			pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, results[i][0].Ended())
-		default:
-			// What it reaches when it passes: a mutant elsewhere can
-			// make it fail only by chance.
-			for pass := range coverPasses {
-				if res := results[i][pass]; passedTest(res, test) && passed(res) {
-					for _, id := range reached[i][pass] {
-						c.reached[id] = append(c.reached[id], test)
-					}
-				}
-			}
-			b.refs.setFlaky(test)
-			pr.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for the mutants it reaches, and its failures are never counted as kills", test)
 		}
 	}
 	for id := range c.reached {
@@ -195,12 +192,12 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline) (*co
 	}
 	slices.Sort(c.everywhere)
 	covered := 0
-	for _, id := range sb.sw.Marked() {
+	for _, id := range marked {
 		if len(c.of(id)) > 0 {
 			covered++
 		}
 	}
-	pr.Printf("coverage: %d of %d mutants reached by some test", covered, len(sb.sw.Marked()))
+	pr.Printf("coverage: %d of %d mutants reached by some test", covered, len(marked))
 	return c, nil
 }
 

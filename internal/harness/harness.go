@@ -106,9 +106,16 @@ type Options struct {
 	// Runner builds and runs the test binaries; nil for the go command.
 	Runner Runner
 
+	// Started is when the command began, before it loaded the package:
+	// the report's Seconds count from it, and its first phase, "load",
+	// ends when Run starts. Zero: from Run's start.
+	Started time.Time
+
 	// reduced says that test binaries run without a sandbox: set by Run
 	// (see resolveIsolation).
 	reduced bool
+	// clock times the run's phases: set by Run.
+	clock *phaseClock
 }
 
 // config is what the runs of one package need: the options, and the

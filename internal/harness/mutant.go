@@ -131,10 +131,8 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	case r.Status == report.Survived && known && !covered:
 		// Every test ran, and none reaches the site.
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
-	case r.Status == report.Survived && a.Mutant.Operator != "" && b.coverage == nil:
-		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	case r.Status == report.Survived && a.Mutant.Operator != "" && !known:
-		r.Reason = "whether a test reaches its site is not known: its site cannot be marked in the switched build"
+		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	}
 	return r, nil
 }
@@ -172,8 +170,12 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 			return v, false, err
 		}
 		v.TestSeconds += res.Wall
+		v.SkippedTests = nil
 		classify(&v, res, m.b.Result, phase, lim)
-		if v.Status != report.Survived {
+		// A test that skips under the mutant detects nothing: the next
+		// phases may still kill it, and whether it is skipped is decided
+		// on all its tests, as a run of every test decides it.
+		if v.Status != report.Survived && v.Status != report.Skipped {
 			group = phase
 			v.FirstFailureOnly = m.fast && v.Status == report.Killed
 			switch {

@@ -26,6 +26,7 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 	if err := resolveIsolation(&opt); err != nil {
 		return nil, err
 	}
+	opt.clock = newPhaseClock(opt.Started)
 	if opt.reduced {
 		defer guardCache(opt.Progress)()
 	}
@@ -74,6 +75,7 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 		}
 	}
 	rep.Shard = plan.Shard
+	rep.Seconds, rep.Phases = opt.clock.stop()
 	rep.Subsume()
 	if stop != nil {
 		rep.Interrupted = true

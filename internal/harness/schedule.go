@@ -133,7 +133,7 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	if p.memory > 0 {
 		each += " and " + text.Bytes(p.memory) + " of memory"
 	}
-	pr.Phase("running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
+	cfg.phase("mutants", "running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
 
 	results := make([]report.Mutant, total)
 	k := newKillers()
@@ -228,7 +228,7 @@ func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) e
 	if sb := b.switched; sb != nil && sb.bin != "" {
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
-	cfg.Progress.Phase("the reference again, after the mutants")
+	cfg.phase("reference", "the reference again, after the mutants")
 	res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "reference-after"), env, nil, limits{wall: baselineTimeout(cfg)}, nil)
 	if err != nil {
 		return fmt.Errorf("the reference after the mutants: %w", err)

@@ -56,7 +56,7 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 	}
 	start := time.Now()
 	pr := cfg.Progress
-	pr.Phase("compiling %s to find those the compiler makes equivalent (-no-tce skips it)", text.Count(len(todo), "generated mutant", "generated mutants"))
+	cfg.phase("equivalence", "compiling %s to find those the compiler makes equivalent (-no-tce skips it)", text.Count(len(todo), "generated mutant", "generated mutants"))
 	// The compiler itself, when the package is Go files alone; else go
 	// build, which does the same with more work per compile.
 	comp, err := gotest.NewCompiler(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, filepath.Join(p.tmp, "tce"))

@@ -63,14 +63,14 @@ func (p *Package) Apply(m *Mutant) (*Applied, error) {
 		return nil, err
 	}
 	copied := astcopy.File(sf.ast)
-	s, err := rewrite(p.fset, copied, m)
+	s, err := rewrite(sf.path, p.fset, copied, m)
 	if err != nil {
 		return nil, err
 	}
 	// The source changes where the rewrite changed the tree, and nowhere
 	// else: the smallest node that differs is spliced in, so that the
 	// comments around it and the file's own layout stay as they were.
-	want := targetDecl(copied, m.Target)
+	want := targetDecl(sf.path, copied, m.Target)
 	from, to, repl := s.from, s.to, s.text
 	a, b, narrowed := narrow(s)
 	if narrowed {
@@ -94,7 +94,7 @@ func (p *Package) Apply(m *Mutant) (*Applied, error) {
 	start, end := p.fset.Position(from), p.fset.Position(to)
 	return &Applied{Mutant: m, File: sf.path, Line: s.line, Original: sf.src, Mutated: out,
 		Start: Position{start.Line, start.Column}, End: Position{end.Line, end.Column}, Replacement: repl,
-		Generic: isGeneric(targetDecl(sf.ast, m.Target))}, nil
+		Generic: isGeneric(targetDecl(sf.path, sf.ast, m.Target))}, nil
 }
 
 // splice returns the source of sf with the text between from and to
@@ -123,7 +123,7 @@ func formatDecl(path string, src []byte, target string) []byte {
 		if err != nil {
 			return nil, nil, 0, 0, false
 		}
-		d := targetDecl(f, target)
+		d := targetDecl(path, f, target)
 		if d == nil {
 			return nil, nil, 0, 0, false
 		}
@@ -216,17 +216,18 @@ func isGeneric(d ast.Decl) bool {
 	return false
 }
 
-// rewrite applies m to f, a copy of a parsed file, and returns the site.
-func rewrite(fset *token.FileSet, f *ast.File, m *Mutant) (*site, error) {
-	before := astcopy.Decl(targetDecl(f, m.Target))
-	s, err := locate(fset, findDecl(f, m.Target), m)
+// rewrite applies m to f, a copy of the parsed file at path, and returns
+// the site.
+func rewrite(path string, fset *token.FileSet, f *ast.File, m *Mutant) (*site, error) {
+	before := astcopy.Decl(targetDecl(path, f, m.Target))
+	s, err := locate(fset, findDecl(path, f, m.Target), m)
 	if err != nil {
 		return nil, err
 	}
 	if !replace(f, s.node, s.with) {
 		return nil, m.errorf("find", "internal error: the match in %s is gone", m.Target)
 	}
-	if astequal.Decl(before, targetDecl(f, m.Target)) {
+	if astequal.Decl(before, targetDecl(path, f, m.Target)) {
 		return nil, m.errorf("replace", "the rewrite leaves %s unchanged", m.Target)
 	}
 	return s, nil
@@ -332,16 +333,17 @@ func verify(sf *sourceFile, mutated []byte, want ast.Decl, m *Mutant) error {
 	if err != nil {
 		return m.errorf("replace", "the mutant does not parse: %v", err)
 	}
-	if !astequal.Decl(targetDecl(got, m.Target), want) {
+	if !astequal.Decl(targetDecl(sf.path, got, m.Target), want) {
 		return m.errorf("replace", "the printed mutant of %s differs from the rewritten tree", m.Target)
 	}
 	ref, have := nonImports(sf.ast.Decls), nonImports(got.Decls)
 	if len(have) != len(ref) {
 		return m.errorf("replace", "the mutant has %d declarations, the reference %d", len(have), len(ref))
 	}
+	target := targetDecl(sf.path, sf.ast, m.Target)
 	for i, d := range ref {
-		if !slices.Contains(declNames(d), m.Target) && !astequal.Decl(d, have[i]) {
-			return m.errorf("replace", "the mutant also changes %s", strings.Join(declNames(d), ", "))
+		if d != target && !astequal.Decl(d, have[i]) {
+			return m.errorf("replace", "the mutant also changes %s", strings.Join(declNames(sf.path, sf.ast, d), ", "))
 		}
 	}
 	return nil

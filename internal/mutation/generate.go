@@ -118,13 +118,14 @@ func (p *Package) Generate() []*Mutant {
 			if !ok || fd.Body == nil || hasIgnore(fd.Doc) {
 				continue
 			}
-			g.function(fd)
+			g.function(declName(sf.path, sf.ast, fd), fd)
 		}
 	}
-	// Then the SQL of the constants that the functions pass to
-	// database/sql, wherever they are declared.
+	// Then the package's constants, and the SQL of the constants that
+	// the functions pass to database/sql, wherever they are declared.
 	for _, sf := range files {
 		g.ignored = ignoredLines(p.fset, sf.ast)
+		g.consts(sf.ast)
 		g.sqlConsts(sf.ast)
 	}
 	return g.out
@@ -140,33 +141,15 @@ type generator struct {
 	out      []*Mutant
 }
 
-// function generates the mutants of fd's body.
-func (g *generator) function(fd *ast.FuncDecl) {
-	target := funcName(fd)
+// function generates the mutants of fd's body; target names fd.
+func (g *generator) function(target string, fd *ast.FuncDecl) {
 	g.zeroReturn(target, fd)
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.DeclStmt:
-			// A constant's value must stay constant.
-			if gd, ok := n.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-				return false
-			}
 		case *ast.ArrayType:
 			return false // an array's length is a constant
-		case *ast.BinaryExpr:
-			for _, bs := range binarySwaps {
-				to, ok := bs.swap[n.Op]
-				if !ok || n.Op == token.ADD && concatenates(n) {
-					continue
-				}
-				mut := *n
-				mut.Op = to
-				g.expr(target, fd, bs.op, n, &mut, fmt.Sprintf("`%s` becomes `%s`", n.Op, to))
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.SUB {
-				g.expr(target, fd, OpNegative, n, n.X, "the `-` is dropped")
-			}
+		case *ast.BinaryExpr, *ast.UnaryExpr:
+			g.operators(target, fd.Body, n.(ast.Expr))
 		case *ast.IncDecStmt:
 			mut := *n
 			mut.Tok = token.INC + token.DEC - n.Tok
@@ -202,9 +185,55 @@ func (g *generator) function(fd *ast.FuncDecl) {
 	})
 }
 
-// expr adds the mutant of operator op that puts mut in place of orig; what
-// says what changes, for the title of a long expression.
-func (g *generator) expr(target string, fd *ast.FuncDecl, op Operator, orig, mut ast.Expr, what string) {
+// consts generates the mutants of the values of f's package-level
+// constants, each spec a target named by its first constant.
+func (g *generator) consts(f *ast.File) {
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST || hasIgnore(gd.Doc) {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if hasIgnore(vs.Doc) {
+				continue
+			}
+			for _, v := range vs.Values {
+				ast.Inspect(v, func(n ast.Node) bool {
+					if e, ok := n.(ast.Expr); ok {
+						g.operators(vs.Names[0].Name, vs, e)
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
+// operators adds the mutants of the operators on expressions that apply
+// to e, an expression of scope, the body or the spec that target names.
+func (g *generator) operators(target string, scope ast.Node, e ast.Expr) {
+	switch e := e.(type) {
+	case *ast.BinaryExpr:
+		for _, bs := range binarySwaps {
+			to, ok := bs.swap[e.Op]
+			if !ok || e.Op == token.ADD && concatenates(e) {
+				continue
+			}
+			mut := *e
+			mut.Op = to
+			g.expr(target, scope, bs.op, e, &mut, fmt.Sprintf("`%s` becomes `%s`", e.Op, to))
+		}
+	case *ast.UnaryExpr:
+		if e.Op == token.SUB {
+			g.expr(target, scope, OpNegative, e, e.X, "the `-` is dropped")
+		}
+	}
+}
+
+// expr adds the mutant of operator op that puts mut in place of orig, in
+// scope; what says what changes, for the title of a long expression.
+func (g *generator) expr(target string, scope ast.Node, op Operator, orig, mut ast.Expr, what string) {
 	if g.ignoredAt(orig) {
 		return
 	}
@@ -212,7 +241,7 @@ func (g *generator) expr(target string, fd *ast.FuncDecl, op Operator, orig, mut
 	if len(m.Find) > titleMax {
 		m.Title = fmt.Sprintf("%s: %s in `%s`", op, what, text.OneLine(m.Find, titleMax))
 	}
-	g.add(m, fd.Body, func(s *site) bool { return s.node == orig })
+	g.add(m, scope, func(s *site) bool { return s.node == orig })
 }
 
 // stmt adds the mutant of operator op that puts mut in place of orig, or

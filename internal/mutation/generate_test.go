@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,12 @@ func TestGenerate_Fixture(t *testing.T) {
 		{"partly-boundary-1", "expr", "a < b", "a <= b", 0},
 		{"partly-negation-1", "expr", "a < b", "a >= b", 0},
 		{"size-zero-return-1", "body", "const n = 2 + 3\nvar a [n * 2]int\nreturn len(a)", "return 0", 0},
+		{"size-arithmetic-1", "expr", "2 + 3", "2 - 3", 0},
+		{"limit-arithmetic-1", "expr", `len("ab")*0 + 8*5 - -1`, `len("ab")*0 + 8*5 + -1`, 0},
+		{"limit-arithmetic-2", "expr", `len("ab")*0 + 8*5`, `len("ab")*0 - 8*5`, 0},
+		{"limit-arithmetic-3", "expr", `len("ab") * 0`, `len("ab") / 0`, 0},
+		{"limit-arithmetic-4", "expr", "8 * 5", "8 / 5", 0},
+		{"limit-negative-1", "expr", "-1", "1", 0},
 		{"by-owner-sql-negation-1", "string", "owner=?", "owner!=?", 0},
 		{"by-owner-sql-where-1", "string", "WHERE owner=? AND until BETWEEN ? AND ?", "WHERE until BETWEEN ? AND ?", 0},
 		{"by-owner-sql-where-2", "string", "WHERE owner=? AND until BETWEEN ? AND ?", "WHERE owner=?", 0},
@@ -173,5 +180,50 @@ func TestGenerate_SQL(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("SQL mutants:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Go lets a package declare init (and _) more than once, in one file or
+// several: each is a target of its own, named by its file, and its
+// mutants apply to it and no other.
+func TestGenerate_EveryInitIsATargetOfItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.go": "package p\n\nvar A, B int\n\nfunc init() {\n\tA = 1\n}\n\nfunc init() {\n\tA += 2\n}\n",
+		"b.go": "package p\n\nfunc init() {\n\tB = 2\n}\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := gen(t, dir)
+	var got []string
+	for _, m := range p.Generate() {
+		a, err := p.Apply(m)
+		if err != nil {
+			t.Fatalf("Apply(%s) error = %v", m.ID, err)
+		}
+		if strings.Contains(string(a.Mutated), m.Find) {
+			t.Errorf("%s: the mutant of %s still holds %q", m.ID, filepath.Base(a.File), m.Find)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s:%d %s", m.ID, m.Target, filepath.Base(a.File), a.Line, m.Find))
+	}
+	want := []string{
+		"init-a-go-remove-assign-1 init@a.go a.go:6 A = 1",
+		"init-a-go-2-remove-assign-1 init@a.go#2 a.go:10 A += 2",
+		"init-b-go-remove-assign-1 init@b.go b.go:4 B = 2",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Generate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	targets := strings.Join(p.Targets(), " ")
+	if targets != "A B init@a.go init@a.go#2 init@b.go" {
+		t.Errorf("Targets() = %s", targets)
+	}
+	// The bare name is ambiguous here, and says which names to use.
+	_, err := p.Apply(&Mutant{ID: "x", Target: "init", Kind: Stmt, Find: "B = 2"})
+	if err == nil || !strings.Contains(err.Error(), "declares init 3 times: name one of them, init@a.go, init@a.go#2, init@b.go") {
+		t.Errorf("Apply(target init) error = %v, want one naming the three", err)
 	}
 }

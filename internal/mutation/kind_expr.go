@@ -63,10 +63,24 @@ func (exprKind) sites(fset *token.FileSet, scope ast.Node, m *Mutant) []*site {
 // helper that evaluates the operands once and applies the operator of the
 // side that is on (mutateArith(on, x, y, '-', '+'), mutateNeg(on, x)).
 // Anything else could run the mutant's effects when inactive.
-func (exprKind) switched(_ *ast.File, _ ast.Node, s *site, m *Mutant, on func() ast.Expr) (ast.Node, ast.Node, string) {
+//
+// An expression of a constant's value makes the constant a variable,
+// whose value mutatePick chooses between two constant expressions, each
+// exact: one declared alone, since iota and the values a group repeats
+// belong to the group. A use of it where Go needs a constant (an array's
+// length, an untyped constant's other types) then fails to compile, and
+// the mutant gets a build of its own, where the constant stays one.
+func (exprKind) switched(f *ast.File, _ ast.Node, s *site, m *Mutant, on func() ast.Expr) (ast.Node, ast.Node, string) {
 	orig := s.node.(ast.Expr)
 	mut := expr(m.Replace)
 	reposition(mut, orig.Pos())
+	if gd := constDeclOf(f, orig.Pos()); gd != nil {
+		if len(gd.Specs) > 1 {
+			return nil, nil, "its constant is declared in a group, whose constants cannot become variables one by one"
+		}
+		gd.Tok = token.VAR
+		return pick(s, on(), mut, orig), mut, ""
+	}
 	switch {
 	case boolish(orig) && boolish(mut):
 		return &ast.ParenExpr{X: &ast.BinaryExpr{
@@ -114,6 +128,23 @@ func arith(s *site, orig, mut ast.Expr, on func() ast.Expr) ast.Expr {
 		Args: []ast.Expr{on(), ob.X, ob.Y,
 			&ast.BasicLit{ValuePos: s.from, Kind: token.CHAR, Value: strconv.QuoteRune(mo)},
 			&ast.BasicLit{ValuePos: s.from, Kind: token.CHAR, Value: strconv.QuoteRune(oo)}}}
+}
+
+// constDeclOf returns the const declaration of f, at the top level or in
+// a function, that holds pos; nil if none does.
+func constDeclOf(f *ast.File, pos token.Pos) *ast.GenDecl {
+	var found *ast.GenDecl
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil || found != nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		if gd, ok := n.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+			found = gd
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 func unparen(e ast.Expr) ast.Expr {

@@ -188,7 +188,7 @@ func TestSwitch_Excludes(t *testing.T) {
 		t.Errorf("Reached = %v, want %v", got, want)
 	}
 	for id, want := range map[string]string{
-		"body-2":  "its fragment is not found once outside the other switches",
+		"body-2":  "its site overlaps the site of another mutant of Max, which the switched build holds",
 		"call":    "its expression is neither a condition nor free of side effects",
 		"skipped": "told to",
 	} {

@@ -68,19 +68,37 @@ func (p *Package) Targets() []string {
 	var names []string
 	for _, sf := range p.files {
 		for _, d := range sf.ast.Decls {
-			names = append(names, declNames(d)...)
+			names = append(names, declNames(sf.path, sf.ast, d)...)
 		}
 	}
 	slices.Sort(names)
 	return names
 }
 
-// fileOf returns the file that declares m's target.
+// fileOf returns the file that declares m's target. A function that the
+// package declares more than once (init) is named with its file; its bare
+// name is enough where the package declares it once.
 func (p *Package) fileOf(m *Mutant) (*sourceFile, error) {
+	var found []*sourceFile
 	for _, sf := range p.files {
-		if findDecl(sf.ast, m.Target) != nil {
-			return sf, nil
+		if findDecl(sf.path, sf.ast, m.Target) != nil {
+			found = append(found, sf)
 		}
+	}
+	var names []string
+	for _, sf := range found {
+		for _, d := range sf.ast.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && repeatable(fd) && fd.Name.Name == m.Target {
+				names = append(names, declName(sf.path, sf.ast, fd))
+			}
+		}
+	}
+	switch {
+	case len(names) > 1:
+		return nil, mark(ErrUnknownTarget, m.errorf("target",
+			"package %s declares %s %d times: name one of them, %s", p.Name, m.Target, len(names), strings.Join(names, ", ")))
+	case len(found) > 0:
+		return found[0], nil
 	}
 	return nil, mark(ErrUnknownTarget, m.errorf("target",
 		"package %s has no function, method, const or var %q%s", p.Name, m.Target, suggest.Hint(m.Target, p.Targets())))
@@ -106,14 +124,16 @@ func scopeOf(decl ast.Node) ast.Node {
 	return decl
 }
 
-// findDecl returns the declaration of name in f: the *ast.FuncDecl of a
-// function or method ("Type.Method"), or the *ast.ValueSpec of a
-// package-level const or var.
-func findDecl(f *ast.File, name string) ast.Node {
+// findDecl returns the declaration of name in f, the file at path: the
+// *ast.FuncDecl of a function or method ("Type.Method", "init@file.go"),
+// or the *ast.ValueSpec of a package-level const or var. The bare name of
+// a function that Go lets a package declare more than once is its first
+// in f (fileOf checks that there is one in the package).
+func findDecl(path string, f *ast.File, name string) ast.Node {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if funcName(d) == name && d.Body != nil {
+			if d.Body != nil && (declName(path, f, d) == name || repeatable(d) && d.Name.Name == name) {
 				return d
 			}
 		case *ast.GenDecl:
@@ -131,24 +151,28 @@ func findDecl(f *ast.File, name string) ast.Node {
 	return nil
 }
 
-// targetDecl returns the top-level declaration of f that declares name:
-// the *ast.FuncDecl, or the *ast.GenDecl that holds the const or var. The
-// trees of two versions of a file are compared at this level, because
-// astequal compares declarations but not specs.
-func targetDecl(f *ast.File, name string) ast.Decl {
+// targetDecl returns the top-level declaration of f, the file at path,
+// that declares name: the *ast.FuncDecl, or the *ast.GenDecl that holds
+// the const or var. The trees of two versions of a file are compared at
+// this level, because astequal compares declarations but not specs.
+func targetDecl(path string, f *ast.File, name string) ast.Decl {
+	if fd, ok := findDecl(path, f, name).(*ast.FuncDecl); ok {
+		return fd
+	}
 	for _, d := range f.Decls {
-		if slices.Contains(declNames(d), name) {
+		if slices.Contains(declNames(path, f, d), name) {
 			return d
 		}
 	}
 	return nil
 }
 
-// declNames returns the names findDecl accepts for d.
-func declNames(d ast.Decl) []string {
+// declNames returns the names of what d, a declaration of f, the file at
+// path, declares, as targets name them.
+func declNames(path string, f *ast.File, d ast.Decl) []string {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
-		return []string{funcName(d)}
+		return []string{declName(path, f, d)}
 	case *ast.GenDecl:
 		var names []string
 		for _, s := range d.Specs {
@@ -161,6 +185,37 @@ func declNames(d ast.Decl) []string {
 		return names
 	}
 	return nil
+}
+
+// repeatable reports whether fd is a function that Go lets a package
+// declare more than once: init, or the blank identifier.
+func repeatable(fd *ast.FuncDecl) bool {
+	return fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_")
+}
+
+// declName returns the target name of fd, a declaration of f, the file at
+// path: its funcName, and for a function that a package may declare more
+// than once, its file's name too, "init@config.go", with its place among
+// the file's functions of that name after the first: "init@config.go#2".
+// Each is then one declaration, whatever the other files hold.
+func declName(path string, f *ast.File, fd *ast.FuncDecl) string {
+	if !repeatable(fd) {
+		return funcName(fd)
+	}
+	name := fd.Name.Name + "@" + filepath.Base(path)
+	n := 0
+	for _, d := range f.Decls {
+		if other, ok := d.(*ast.FuncDecl); ok && repeatable(other) && other.Name.Name == fd.Name.Name {
+			n++
+		}
+		if d == fd {
+			break
+		}
+	}
+	if n > 1 {
+		name += "#" + strconv.Itoa(n)
+	}
+	return name
 }
 
 // funcName returns "Name" for a function and "Type.Name" for a method.

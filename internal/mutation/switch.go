@@ -64,6 +64,10 @@ type Switched struct {
 	// called, that their site may be reached (for coverage; see
 	// CoverEnv), in the order given.
 	Reached []string
+	// Constants are the ids switched in whose switch made a constant a
+	// variable: a use of it where Go needs a constant fails to compile
+	// there, away from the switch.
+	Constants []string
 	// Generic says that some switch calls a generic helper: its value's
 	// type has a type parameter, or the package was not type-checked (see
 	// Package.CheckTypes). The helper file then sets go1.21 as its
@@ -122,11 +126,15 @@ func (p *Package) Switch(ms []*Mutant, exclude map[string]string, noMark map[str
 			f = astcopy.File(sf.ast)
 			copies[sf] = f
 		}
-		if why := switchOne(p.fset, f, m, skip, h); why != "" {
+		constant, why := switchOne(sf.path, p.fset, f, m, skip, h)
+		if why != "" {
 			sw.Excluded[m.ID] = why
 			continue
 		}
 		sw.Included = append(sw.Included, m.ID)
+		if constant {
+			sw.Constants = append(sw.Constants, m.ID)
+		}
 	}
 	for _, m := range ms {
 		if _, ok := sw.Excluded[m.ID]; !ok || noMark[m.ID] {
@@ -141,7 +149,7 @@ func (p *Package) Switch(ms []*Mutant, exclude map[string]string, noMark map[str
 			f = astcopy.File(sf.ast)
 			copies[sf] = f
 		}
-		if markReached(f, m) {
+		if markReached(sf.path, f, m) {
 			sw.Reached = append(sw.Reached, m.ID)
 		}
 	}
@@ -196,13 +204,15 @@ func (sw *Switched) Blame(file string, line int) []string {
 }
 
 // switchOne rewrites the one site of m in f into a switch, or returns why
-// it cannot.
-func switchOne(fset *token.FileSet, f *ast.File, m *Mutant, skip map[ast.Node]bool, h *helpers) string {
-	decl := findDecl(f, m.Target)
+// it cannot; constant says that the site is in a constant's declaration,
+// which the switch makes a variable's.
+func switchOne(path string, fset *token.FileSet, f *ast.File, m *Mutant, skip map[ast.Node]bool, h *helpers) (constant bool, why string) {
+	decl := findDecl(path, f, m.Target)
 	s, err := locateSkipping(fset, decl, m, skip)
 	if err != nil {
-		return "its fragment is not found once outside the other switches: " + err.Error()
+		return false, "its site overlaps the site of another mutant of " + m.Target + ", which the switched build holds"
 	}
+	constant = constDeclOf(f, s.node.Pos()) != nil
 	// Every node of a switch is placed at the site, so that the printer
 	// keeps the comments around it in their place.
 	on := func() ast.Expr {
@@ -213,25 +223,25 @@ func switchOne(fset *token.FileSet, f *ast.File, m *Mutant, skip map[ast.Node]bo
 	}
 	with, mutant, why := kinds[m.Kind].switched(f, decl, s, m, on)
 	if why != "" {
-		return why
+		return false, why
 	}
 	if call, ok := with.(*ast.CallExpr); ok {
 		if why := h.retype(call, extent{s.node.Pos(), s.node.End()}); why != "" {
-			return why
+			return false, why
 		}
 	}
 	skip[mutant] = true
 	if !replace(f, s.node, with) {
-		return "internal error: the site is gone"
+		return false, "internal error: the site is gone"
 	}
-	return ""
+	return constant, ""
 }
 
 // markReached puts a call of the switch helper with m's id, which records that
-// the site is reached, at the top of the body of m's function in f, and
-// reports whether m's target is a function.
-func markReached(f *ast.File, m *Mutant) bool {
-	decl, ok := findDecl(f, m.Target).(*ast.FuncDecl)
+// the site is reached, at the top of the body of m's function in f, the
+// file at path, and reports whether m's target is a function.
+func markReached(path string, f *ast.File, m *Mutant) bool {
+	decl, ok := findDecl(path, f, m.Target).(*ast.FuncDecl)
 	if !ok || decl.Body == nil {
 		return false
 	}
@@ -380,19 +390,33 @@ func mutateSetting(env, suffix string) string {
 	return mutateos.Getenv(env)
 }
 
-var mutateReached mutatesync.Map
-
-// %s reports whether mutant id is the active one. Its site is reached.
+// %s reports whether mutant id is the active one. Its site is reached. It
+// allocates nothing (after a site's first record), and inlines: with no
+// mutant active, a switched build allocates as the reference does.
 func %s(id string) bool {
 	if mutateCover != "" {
-		if _, seen := mutateReached.LoadOrStore(id, true); !seen {
-			if f, err := mutateos.OpenFile(mutateCover, mutateos.O_WRONLY|mutateos.O_APPEND|mutateos.O_CREATE, 0644); err == nil {
-				f.WriteString(id + "\n")
-				f.Close()
-			}
-		}
+		mutateRecord(id)
 	}
 	return mutateActive == id
+}
+
+var (
+	mutateMu      mutatesync.Mutex
+	mutateReached = map[string]bool{}
+)
+
+// mutateRecord appends id to the file mutateCover names, the first time.
+func mutateRecord(id string) {
+	mutateMu.Lock()
+	defer mutateMu.Unlock()
+	if mutateReached[id] {
+		return
+	}
+	mutateReached[id] = true
+	if f, err := mutateos.OpenFile(mutateCover, mutateos.O_WRONLY|mutateos.O_APPEND|mutateos.O_CREATE, 0644); err == nil {
+		f.WriteString(id + "\n")
+		f.Close()
+	}
 }
 %s%s`, build, name, strings.Join(imports, "\n\t"), SwitchEnv, ActiveSuffix, CoverEnv, CoverSuffix, onFunc, onFunc, typed, generic)
 }

@@ -41,8 +41,11 @@ type Report struct {
 	// same flags and no mutant: their failures are never kills. Sorted.
 	FlakyTests []string
 	Summary    Summary
-	Seconds    float64 // the whole run, wall clock
-	Cached     bool
+	Seconds    float64 // the whole run, wall clock, from loading the package on
+	// Phases break Seconds down: the wall clock of each of the run's
+	// phases, in the order they first started.
+	Phases []Phase
+	Cached bool
 	// Dropped are the generated mutants that are not valid Go (a string
 	// that an arithmetic operator would subtract, say): not counted, not
 	// an error.
@@ -91,6 +94,14 @@ type TCE struct {
 	Equivalent int     `json:"equivalent"`
 	Duplicates int     `json:"duplicates"`
 	Seconds    float64 `json:"seconds"`
+}
+
+// Phase is one phase of a run ("load", "build", "baseline", "coverage",
+// "mutants", "equivalence", "reference"), and the wall clock it took,
+// summed over the packages of a run of a pattern.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Dropped is a generated mutant left out of a run, and why.

@@ -59,9 +59,13 @@ func Partly(a, b int) bool {
 // Nothing has an empty body: there is nothing to take away.
 func Nothing() {}
 
-// Size has a constant inside, and an array type, which stay constant.
+// Size has a constant inside, whose value has mutants, and an array type,
+// whose length stays constant.
 func Size() int {
 	const n = 2 + 3
 	var a [n * 2]int
 	return len(a)
 }
+
+// Limit is a constant of the package, whose value has mutants too.
+const Limit = len("ab")*0 + 8*5 - -1

@@ -18,7 +18,7 @@
 // -targets adds the named built-in packages to them.
 //
 //	go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-//	go run ./bench/gremlinsbench [-rounds 3] [-gremlins PATH] [-targets lease,x/time/rate] [-module path@version=pkgdir ...]
+//	go run ./bench/gremlinsbench [-rounds 3] [-gremlins PATH] [-timeout-coefficient 50] [-targets lease,x/time/rate] [-module path@version=pkgdir ...]
 //
 // Run it from the module root, on a machine that does nothing else.
 package main
@@ -36,6 +36,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -140,6 +141,7 @@ func (r result) perMutant() time.Duration {
 func main() {
 	rounds := flag.Int("rounds", 3, "rounds of both tools on every package")
 	gremlins := flag.String("gremlins", "gremlins", "the gremlins `program`")
+	flag.IntVar(&timeoutCoefficient, "timeout-coefficient", 50, "gremlins' --timeout-coefficient: its limit per mutant, in multiples of the suite's time (its own default, 10, times out mutants that pass in under a second)")
 	only := flag.String("targets", "", "only these comma-separated built-in `packages` (lease, x/time/rate); with -module and no -targets, none of them")
 	var modules []target
 	flag.Func("mutate-flag", "pass `flag` to mutate run too (repeatable), such as -no-tce", func(f string) error {
@@ -359,9 +361,12 @@ type gremlinsOutput struct {
 	} `json:"files"`
 }
 
+// timeoutCoefficient is gremlins' --timeout-coefficient (-timeout-coefficient).
+var timeoutCoefficient int
+
 func runGremlins(gremlins, dir string, t target) (result, error) {
 	out := filepath.Join(dir, "gremlins.json")
-	cmd := exec.Command(gremlins, "unleash", "-o", out, t.pkgArg())
+	cmd := exec.Command(gremlins, "unleash", "--timeout-coefficient", strconv.Itoa(timeoutCoefficient), "-o", out, t.pkgArg())
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr

@@ -2,10 +2,12 @@ package lease_test
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/fencelab/fencelab/lease"
@@ -38,24 +40,18 @@ func descriptorsOf(tb testing.TB, path string) int {
 // 64 claims at once, behind another connection's write lock, each waiting
 // for the lock: the pool opens 8 connections to the file and no more, and
 // the claims beyond them wait for a connection of the pool.
-func TestClaimMany_OpensAtMostEightConnectionsToTheFile(t *testing.T) {
+func TestStore_OpensAtMostEightConnectionsToTheFile(t *testing.T) {
 	path := newPath(t)
 	s := openAt(t, path)
 	enqueue(t, s, "job")
 	commit := holdWriteLock(t, path)
-	owners := make([]string, 64)
-	for i := range owners {
-		owners[i] = fmt.Sprintf("w%02d", i)
+	const claims = 64
+	fences := make([]int64, claims)
+	errs := make([]error, claims)
+	var wg sync.WaitGroup
+	for i := range claims {
+		wg.Go(func() { fences[i], errs[i] = s.Claim(t.Context(), "job", fmt.Sprintf("w%02d", i), 1, 10) })
 	}
-	type claimed struct {
-		fences []int64
-		err    error
-	}
-	done := make(chan claimed, 1)
-	go func() {
-		fences, err := s.ClaimMany(t.Context(), "job", owners, 1, 10)
-		done <- claimed{fences, err}
-	}()
 	// Every claim holds a connection, waiting for the lock, or waits for
 	// one, and every connection of the pool has opened the file (beside
 	// the other connection): nothing else moves until the lock ends.
@@ -65,23 +61,15 @@ func TestClaimMany_OpensAtMostEightConnectionsToTheFile(t *testing.T) {
 	)
 	for {
 		st, open = lease.Stats(s), descriptorsOf(t, path)
-		if st.InUse+int(st.WaitCount) >= len(owners) && open >= st.OpenConnections+1 {
+		if st.InUse+int(st.WaitCount) >= claims && open >= st.OpenConnections+1 {
 			break
 		}
-		select {
-		case c := <-done:
-			// Only a claim that gave up on the lock (the busy timeout)
-			// returns before the lock ends.
-			commit()
-			t.Fatalf("ClaimMany(64 owners) = %v, %v while another connection held the lock, before its claims were all waiting (%d connections in use, %d waits for one)", c.fences, c.err, st.InUse, st.WaitCount)
-		default:
-			runtime.Gosched()
-		}
+		runtime.Gosched()
 	}
 	commit()
-	c := <-done
-	if c.err != nil || len(winners(c.fences)) != 1 {
-		t.Fatalf("ClaimMany(64 owners) = %v, %v; want one winner", c.fences, c.err)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil || len(winners(fences)) != 1 {
+		t.Fatalf("64 claims at once = %v, %v; want one winner", fences, err)
 	}
 	// The other connection's lock is one descriptor of the file.
 	if open > 8+1 || st.OpenConnections > 8 {

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -310,6 +311,32 @@ func LoadBaseline(key string) (report.Baseline, bool) {
 // with no mutants.
 func StoreBaseline(key string, b report.Baseline) error {
 	return store(key, b)
+}
+
+// LoadTrusted returns the top-level tests that passed, without any
+// mutant, in every one of enough runs (see harness's trust) of the test
+// binary whose content hashes to sum, each as the flags of those runs, a
+// NUL, and its name: a fact about that binary, true in any later run of
+// it.
+func LoadTrusted(sum string) map[string]bool {
+	var tests []string
+	trusted := map[string]bool{}
+	if load("trusted-"+sum, &tests) {
+		for _, t := range tests {
+			trusted[t] = true
+		}
+	}
+	return trusted
+}
+
+// StoreTrusted keeps tests (flags, NUL, name) as trusted for the binary
+// whose content hashes to sum (see LoadTrusted), beside those kept before.
+func StoreTrusted(sum string, tests []string) error {
+	all := LoadTrusted(sum)
+	for _, t := range tests {
+		all[t] = true
+	}
+	return store("trusted-"+sum, slices.Sorted(maps.Keys(all)))
 }
 
 func load(key string, v any) bool {

@@ -232,7 +232,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 // registerAllButFull registers the flags of a command that always runs
 // its mutants to the end.
 func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
-	fs.IntVar(&rf.jobs, "j", runtime.NumCPU(), "run `n` mutants at the same time")
+	fs.IntVar(&rf.jobs, "j", 2*runtime.NumCPU(), "run `n` mutants at the same time (twice the CPUs: a mutant's run often waits, on a lock or a limit)")
 	fs.DurationVar(&rf.timeout, "timeout", 0, fmt.Sprintf("limit for one mutant's test run, the only one when set (default: %d× the baseline's test run, plus %s, and on Linux a limit of CPU time: see help statuses)", harness.TimeoutFactor, harness.TimeoutSlack))
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
 	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")

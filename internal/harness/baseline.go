@@ -122,6 +122,9 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 			b.switched = nil
 		}
 	}
+	if err := b.trustEveryTest(ctx, cfg, p); err != nil {
+		return nil, err
+	}
 	if !needsCoverage(p) {
 		return b, nil
 	}
@@ -140,6 +143,25 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 		return nil, err
 	}
 	return b, nil
+}
+
+// trustEveryTest runs every test once more without a mutant, as the
+// mutants' runs of every test will run them, when some mutant will (a
+// catalog's, or -full): a failure under a mutant there, that reproduces in
+// a run of the failing tests together, is then trusted (see
+// references.trust) with the passes of the baseline, of the switched
+// build with no mutant active and of this run, and the one it is compared
+// with, without more runs of its own.
+func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) error {
+	if !slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return cfg.Full || a.Mutant.Operator == "" }) {
+		return nil
+	}
+	bin, env := b.plain, []string(nil)
+	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {
+		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
+	}
+	_, err := b.refs.exec(ctx, bin, env, nil, limitFor(cfg, b.Wall))
+	return err
 }
 
 // buildAll builds the unmutated test binary and, in switch mode, the

@@ -11,28 +11,37 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
 // confirm keeps, of v's failing tests, those whose failure reproduces, and
-// moves the others to v.FlakyTests. A test that failed under the mutant is
-// confirmed when it fails again under the mutant and passes without it:
-// first each top-level test alone, in a process of its own, against the
-// reference alone; a test that does not fail alone, or fails alone without
-// the mutant too (it needs the tests before it), is tried again in the
-// grouping it failed in, group, against the reference in the same grouping.
-// A test that was only running when the binary died is confirmed alone or
-// not at all: run with the others, it would die again whoever caused it.
-// Those that pass alone were bystanders, and are dropped; if all were, and
-// the binary dies again in the grouping, the mutant crashed, detected but
-// by no test. A test known to be flaky without any mutant is never
-// confirmed, nor one whose failure did not reproduce in an earlier attempt
-// at the same mutant (m.flaky).
-func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string) error {
+// moves the others to v.FlakyTests. Evidence comes in groups first: the
+// top-level tests that failed in res, the run of ran, run together under
+// the mutant (res itself, when it ran just them: a run of one test is
+// that test alone), must fail again, and run together without it (a run
+// of the reference, shared by every mutant that asks for it) must pass;
+// and each such test must be trusted (see references.trust). Those the
+// group does not confirm go one at a time: each top-level test alone, in
+// a process of its own, against the reference alone; a test that does not
+// fail alone, or fails alone without the mutant too (it needs the tests
+// before it), is tried again in the grouping it failed in, group, against
+// the reference in the same grouping. A test that was only running when
+// the binary died is confirmed alone or not at all: run with the others,
+// it would die again whoever caused it. Those that pass alone were
+// bystanders, and are dropped; if all were, and the binary dies again in
+// the grouping, the mutant crashed, detected but by no test. A test known
+// to be flaky without any mutant is never confirmed, nor one whose
+// failure did not reproduce in an earlier attempt at the same mutant
+// (m.flaky).
+func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string, res *gotest.Result, ran []string) error {
 	byTop := map[string][]string{}
 	for _, name := range v.FailedTests {
 		top := topLevel(name)
+		if m.b.refs.isFlaky(top) || m.flaky[top] {
+			continue
+		}
 		byTop[top] = append(byTop[top], name)
 	}
 	died := map[string]bool{} // running when the binary died, with no outcome
@@ -41,24 +50,32 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 			died[name] = true
 		}
 	}
-	confirmed := map[string]bool{}
+	confirmed, aloneRun, err := m.confirmTogether(ctx, v, byTop, died, res, ran)
+	if err != nil {
+		return err
+	}
 	var again, bystanders []string
 	for _, top := range slices.Sorted(maps.Keys(byTop)) {
-		if m.b.refs.isFlaky(top) || m.flaky[top] {
+		if !slices.ContainsFunc(byTop[top], func(name string) bool { return !confirmed[name] }) {
 			continue
 		}
 		lim := m.limitsOf([]string{top})
-		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), lim)
-		if err != nil {
-			return err
-		}
-		v.TestSeconds += alone.Wall
 		topArgs := m.args([]string{top}, false)
+		alone := aloneRun[top]
+		if alone == nil {
+			if alone, _, err = m.execMutant(ctx, topArgs, lim); err != nil {
+				return err
+			}
+			v.TestSeconds += alone.Wall
+		}
 		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, topArgs, lim.wall)
 		if err != nil {
 			return err
 		}
 		for _, name := range byTop[top] {
+			if confirmed[name] {
+				continue
+			}
 			res, ref, args := alone, ref, topArgs
 			if t := alone.Tests[name]; name != top && (died[name] || t != nil && t.Outcome == "") {
 				// A subtest running when the binary died may be a
@@ -75,12 +92,12 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 			}
 			reproduced := passedTest(ref, top) && failedIn(res, name)
 			if reproduced {
-				trusted, err := m.b.refs.trusted(ctx, m.ref, m.refEnv, args, top, lim.wall)
+				trusted, err := m.b.refs.trust(ctx, m.ref, m.refEnv, args, m.args(ran, false), []string{top}, lim.wall)
 				if err != nil {
 					return err
 				}
-				if !trusted {
-					continue // flaky alone without the mutant: no killer
+				if !trusted[top] {
+					continue // flaky without the mutant: no killer
 				}
 			}
 			switch {
@@ -102,8 +119,7 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 		v.TestSeconds += res.Wall
 		// A run of its own, now, not one that another mutant's
 		// confirmation or the baseline made earlier: what the tests meet
-		// now, beside this run (another run's process, a port), they
-		// meet in both.
+		// now, beside this run, they meet in both.
 		ref, err := m.b.refs.fresh(ctx, m.ref, m.refEnv, m.args(group, false), lim.wall)
 		if err != nil {
 			return err
@@ -131,6 +147,65 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 	v.FailedTests, v.Failures = failed, failures
 	slices.Sort(v.FlakyTests)
 	return nil
+}
+
+// confirmTogether returns the failing tests (byTop, by their top-level
+// test) that the group confirms: the top-level tests run together under
+// the mutant, and without it. The run under the mutant is res when res, a
+// run of ran, ran those tests and no other: a failure in a run of one test
+// is its failure alone. A test that was running when the binary died
+// (died) is left to be confirmed alone. aloneRun holds the run under the
+// mutant of a group of one test: that test's run alone.
+func (m *mutantRun) confirmTogether(ctx context.Context, v *report.Mutant, byTop map[string][]string, died map[string]bool, res *gotest.Result, ran []string) (confirmed map[string]bool, aloneRun map[string]*gotest.Result, err error) {
+	confirmed, aloneRun = map[string]bool{}, map[string]*gotest.Result{}
+	var tops []string
+	for _, top := range slices.Sorted(maps.Keys(byTop)) {
+		if !slices.ContainsFunc(byTop[top], func(name string) bool { return died[name] }) {
+			tops = append(tops, top)
+		}
+	}
+	if len(tops) == 0 {
+		return confirmed, aloneRun, nil
+	}
+	lim := m.limitsOf(tops)
+	args := m.args(tops, false)
+	if !slices.Equal(sortedCopy(ran), tops) || res.TimedOut {
+		if res, _, err = m.execMutant(ctx, args, lim); err != nil {
+			return nil, nil, err
+		}
+		v.TestSeconds += res.Wall
+	}
+	if len(tops) == 1 {
+		aloneRun[tops[0]] = res
+	}
+	ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, args, lim.wall)
+	if err != nil {
+		return nil, nil, err
+	}
+	var candidates []string
+	for _, top := range tops {
+		if passedTest(ref, top) && slices.ContainsFunc(byTop[top], func(name string) bool { return failedIn(res, name) }) {
+			candidates = append(candidates, top)
+		}
+	}
+	trusted, err := m.b.refs.trust(ctx, m.ref, m.refEnv, args, m.args(ran, false), candidates, lim.wall)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, top := range candidates {
+		for _, name := range byTop[top] {
+			if trusted[top] && failedIn(res, name) {
+				confirmed[name] = true
+			}
+		}
+	}
+	return confirmed, aloneRun, nil
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
 }
 
 // topLevel returns the top-level test of a test or subtest's name.
@@ -173,9 +248,12 @@ type references struct {
 	p   *prepared
 	cfg config
 
-	mu    sync.Mutex
-	runs  map[string]*refRun // by binary and flags
-	flaky map[string]bool
+	mu     sync.Mutex
+	runs   map[string]*refRun // by binary and flags
+	flaky  map[string]bool
+	passes map[string]map[string]int // by the flags of a run: top-level test: runs of the reference it passed
+
+	cached map[string]map[string]bool // by binary: what the cache says trust holds
 }
 
 type refRun struct {
@@ -189,7 +267,8 @@ type refRun struct {
 const refRetryFactor = 4
 
 func newReferences(p *prepared, cfg config) *references {
-	return &references{p: p, cfg: cfg, runs: map[string]*refRun{}, flaky: map[string]bool{}}
+	return &references{p: p, cfg: cfg, runs: map[string]*refRun{}, flaky: map[string]bool{},
+		passes: map[string]map[string]int{}, cached: map[string]map[string]bool{}}
 }
 
 func refKey(bin string, args []string) string {
@@ -198,6 +277,7 @@ func refKey(bin string, args []string) string {
 
 // set records res as the run of bin with args.
 func (rs *references) set(bin string, args []string, res *gotest.Result) {
+	rs.count(bin, args, res)
 	r := &refRun{done: make(chan struct{}), res: res}
 	close(r.done)
 	rs.mu.Lock()
@@ -226,35 +306,130 @@ func (rs *references) flakyTests() []string {
 	return slices.Sorted(maps.Keys(rs.flaky))
 }
 
-// trustRuns is how many more times a test runs alone without the mutant,
-// once in a mutate run, when its failure alone under a mutant would first
-// make it a killer: its passing alone is trusted only if it passes each
-// time. A test that fails alone by chance (one that compares two readings
-// of the clock, say) would otherwise kill every mutant under which it
-// failed twice, as often as the reference's one run alone had passed.
-const trustRuns = 3
+// trustPasses is how many runs without any mutant, in the groupings in
+// which it failed under a mutant, a test must pass, and trustRuns how many
+// more of them the first to need it makes at most, before those failures
+// make it a killer: a test that fails by chance in a grouping (one that
+// compares two readings of the clock, or fails alone and passes in the
+// package's order, say) would otherwise kill every mutant under which it
+// failed twice there, as often as the reference's one run had passed.
+// Every run of the reference with the same flags counts, whoever made it:
+// the baseline and the switched build's run of every test, the run that
+// the evidence is compared with, coverage's run alone.
+const (
+	trustPasses = 4
+	trustRuns   = 3
+)
 
-// trusted reports whether the reference's pass of test top, run alone
-// with args, holds: the first to ask runs it trustRuns more times, and a
-// failure in any makes top flaky for the rest of the mutate run; a run
-// stopped at its limit (made four times longer) says nothing either way.
-func (rs *references) trusted(ctx context.Context, bin string, env, args []string, top string, limit time.Duration) (bool, error) {
-	_, err := rs.once(ctx, refKey(bin, args)+"\x00trusted", func(r *refRun) {
-		for range trustRuns {
-			res, err := rs.exec(ctx, bin, env, args, refRetryFactor*limit)
-			if r.err = err; err != nil {
-				return
+// trust returns, of tops, the top-level tests that may kill when their
+// failures reproduce in the grouping of args, after failing in the
+// grouping of first: each has passed in trustPasses runs of the reference
+// with no mutant, with args or first, or passed so in an earlier mutate
+// run of the same binary (the cache keeps that). While some are short of
+// it, bin runs with env and args up to trustRuns times more (with a limit
+// four times limit): one that fails in such a run is flaky for the rest
+// of the mutate run, and kills nothing; a run stopped at its limit says
+// nothing either way.
+func (rs *references) trust(ctx context.Context, bin string, env, args, first, tops []string, limit time.Duration) (map[string]bool, error) {
+	group, firstGroup := groupKey(args), groupKey(first)
+	trusted := map[string]bool{}
+	for run := 0; ; run++ {
+		var short []string
+		rs.mu.Lock()
+		for _, top := range tops {
+			passes := rs.passes[group][top]
+			if firstGroup != group {
+				passes += rs.passes[firstGroup][top]
 			}
-			if t := res.Tests[top]; t != nil && t.Outcome == gotest.Fail && !res.TimedOut {
-				rs.setFlaky(top)
-				return
+			switch {
+			case rs.flaky[top]:
+			case passes >= trustPasses || rs.cachedTrust(bin)[group+"\x00"+top]:
+				trusted[top] = true
+			default:
+				short = append(short, top)
 			}
 		}
-	})
-	if err != nil {
-		return false, err
+		rs.mu.Unlock()
+		if len(short) == 0 || run == trustRuns {
+			break
+		}
+		res, err := rs.exec(ctx, bin, env, args, refRetryFactor*limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, top := range short {
+			if t := res.Tests[top]; t != nil && t.Outcome == gotest.Fail && !res.TimedOut {
+				rs.setFlaky(top)
+			}
+		}
 	}
-	return !rs.isFlaky(top), nil
+	rs.keepTrust(bin, group, trusted)
+	return trusted, nil
+}
+
+// count adds the top-level tests that passed in res, a run of bin with no
+// mutant active and args, to their passes in that grouping: those that
+// args ran.
+func (rs *references) count(bin string, args []string, res *gotest.Result) {
+	if res == nil {
+		return
+	}
+	var only *regexp.Regexp
+	for _, arg := range args {
+		if pattern, ok := strings.CutPrefix(arg, "-test.run="); ok {
+			first, _, _ := strings.Cut(pattern, "/") // runPath's top level
+			only, _ = regexp.Compile(first)
+		}
+	}
+	group := groupKey(args)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.passes[group] == nil {
+		rs.passes[group] = map[string]int{}
+	}
+	for _, top := range res.TopLevel() {
+		if passedTest(res, top) && (only == nil || only.MatchString(top)) {
+			rs.passes[group][top]++
+		}
+	}
+}
+
+// groupKey names the grouping of a run with args: which tests run
+// together, in source order; whether the run stops at the first failure
+// does not change it.
+func groupKey(args []string) string {
+	return strings.Join(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-test.failfast" }), " ")
+}
+
+// cachedTrust returns the tests the cache says passed often enough in
+// earlier mutate runs of bin (none with reduced isolation, which keeps no
+// cache, or with -no-cache, which trusts nothing it did not see). rs.mu
+// is held.
+func (rs *references) cachedTrust(bin string) map[string]bool {
+	if t, ok := rs.cached[bin]; ok {
+		return t
+	}
+	t := map[string]bool{}
+	if sum := rs.p.bins.sum(bin); sum != "" && !rs.cfg.reduced && !rs.cfg.NoCache {
+		t = cache.LoadTrusted(sum)
+	}
+	rs.cached[bin] = t
+	return t
+}
+
+// keepTrust keeps, in the cache, the tests trusted as killers for bin in
+// the grouping of group, the flags of its runs.
+func (rs *references) keepTrust(bin, group string, trusted map[string]bool) {
+	sum := rs.p.bins.sum(bin)
+	if sum == "" || rs.cfg.reduced || len(trusted) == 0 {
+		return
+	}
+	var keys []string
+	for top := range trusted {
+		keys = append(keys, group+"\x00"+top)
+	}
+	slices.Sort(keys)
+	cache.StoreTrusted(sum, keys) // a cache it cannot write is no error
 }
 
 // known returns the result of bin with args, if it has run to the end
@@ -325,7 +500,12 @@ func (rs *references) once(ctx context.Context, key string, do func(r *refRun)) 
 	}
 }
 
-// exec runs bin with no mutant active, in the references' directory.
+// exec runs bin with no mutant active, in the references' directory, and
+// counts the tests that passed.
 func (rs *references) exec(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
-	return rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: limit}, nil)
+	res, err := rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: limit}, nil)
+	if err == nil {
+		rs.count(bin, args, res)
+	}
+	return res, err
 }

@@ -124,22 +124,33 @@ func TestGenerated_AMutantOutOfTheSwitchedBuildIsStillCovered(t *testing.T) {
 	}
 }
 
-// An early-kill mutant runs first the tests that killed a mutant of its
-// function, then the fast tests, then the slow ones: one run each, in
-// source order within a run (as a test binary runs them).
-func TestKillers_PhasesTryTheNeighboursKillersThenTheFastTests(t *testing.T) {
+// An early-kill mutant runs first, alone, the likeliest killer: the
+// fastest test that killed a mutant of its line, or else of its function;
+// then the other fast tests; then every test together, in source order
+// (as a test binary runs them).
+func TestKillers_PhasesTryTheNearestKillerAloneThenEveryTest(t *testing.T) {
 	k := newKillers()
 	tests := []string{"TestA", "TestSlow", "TestB", "TestC"}
 	durations := map[string]float64{"TestA": 0.01, "TestSlow": 2, "TestB": 0.02, "TestC": 0.5}
-	if got, want := k.phases("F", tests, durations), [][]string{{"TestA", "TestB"}, {"TestSlow", "TestC"}}; !reflect.DeepEqual(got, want) {
+	if got, want := k.phases("F", 3, tests, durations), [][]string{{"TestA", "TestB"}, tests}; !reflect.DeepEqual(got, want) {
 		t.Errorf("phases before any kill = %v, want %v", got, want)
 	}
-	k.record("F", []string{"TestC/sub", "TestSlow"})
-	k.record("G", []string{"TestA"})
-	if got, want := k.phases("F", tests, durations), [][]string{{"TestSlow", "TestC"}, {"TestA", "TestB"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("phases after TestC/sub and TestSlow killed a mutant of F = %v, want %v", got, want)
+	k.record("F", 3, []string{"TestC/sub", "TestSlow"})
+	k.record("F", 9, []string{"TestB"})
+	k.record("G", 1, []string{"TestA"})
+	for _, tc := range []struct {
+		line int
+		want [][]string
+	}{
+		{3, [][]string{{"TestC"}, {"TestA", "TestB"}, tests}}, // the faster of its line's killers
+		{9, [][]string{{"TestB"}, {"TestA"}, tests}},
+		{5, [][]string{{"TestB"}, {"TestA"}, tests}}, // the fastest of its function's
+	} {
+		if got := k.phases("F", tc.line, tests, durations); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("phases of a mutant of F at line %d = %v, want %v", tc.line, got, tc.want)
+		}
 	}
-	if got, want := k.phases("G", []string{"TestA"}, durations), [][]string{{"TestA"}}; !reflect.DeepEqual(got, want) {
+	if got, want := k.phases("G", 1, []string{"TestA"}, durations), [][]string{{"TestA"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("phases of G = %v, want one phase, no empty ones: %v", got, want)
 	}
 }

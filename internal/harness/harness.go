@@ -272,6 +272,14 @@ func (bs *binaries) record(path string) error {
 	return nil
 }
 
+// sum returns the hash of the binary at path, as it was built; "" if it was
+// not recorded.
+func (bs *binaries) sum(path string) string {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return bs.sums[path]
+}
+
 // changed returns the base names of the binaries whose content is not
 // what it was when they were built.
 func (bs *binaries) changed() []string {

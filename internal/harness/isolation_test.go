@@ -156,8 +156,9 @@ func TestConfirm_TheGroupingIsComparedWithAFreshReferenceRun(t *testing.T) {
 }
 
 // The memory limit: the flag's when set (none for a negative one); else
-// ten times the baseline's peak, at least MemoryFloor, and at most a
-// quarter of the machine's memory unless twice the peak is more.
+// ten times the baseline's peak, at least MemoryFloor, and at most its
+// share of half the machine's memory among the jobs (here 2) unless twice
+// the peak is more.
 func TestMemoryLimit_TenTimesThePeakWithinTheMachinesShare(t *testing.T) {
 	quarter := gotest.MachineMemory() / 4
 	for _, tc := range []struct {
@@ -171,7 +172,7 @@ func TestMemoryLimit_TenTimesThePeakWithinTheMachinesShare(t *testing.T) {
 		{peak: 200 << 20, want: max(MemoryFloor, min(2000<<20, quarter))},
 		{peak: quarter, want: max(MemoryFloor, 2*quarter)},
 	} {
-		if got := memoryLimit(Options{Memory: tc.opt}, tc.peak); got != tc.want {
+		if got := memoryLimit(Options{Memory: tc.opt, Jobs: 2}, tc.peak); got != tc.want {
 			t.Errorf("memoryLimit(-memory %d, peak %d) = %d, want %d", tc.opt, tc.peak, got, tc.want)
 		}
 	}

@@ -124,10 +124,10 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
 	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
 	r.SpinsAlone = v.SpinsAlone && v.Status == report.Timeout
-	r.TestSeconds, r.FirstFailureOnly = v.TestSeconds, v.FirstFailureOnly
+	r.TestSeconds, r.FirstFailureOnly, r.DecidingSeconds = v.TestSeconds, v.FirstFailureOnly, v.DecidingSeconds
 	switch {
 	case m.fast && r.Status == report.Killed:
-		k.record(a.Mutant.Target, r.FailedTests)
+		k.record(a.Mutant.Target, a.Line, r.FailedTests)
 	case r.Status == report.Survived && known && !covered:
 		// Every test ran, and none reaches the site.
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
@@ -161,10 +161,14 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 	var durations map[string]float64
 	if m.fast {
 		durations = m.b.durations()
-		phases = m.k.phases(m.a.Mutant.Target, m.tests, durations)
+		phases = m.k.phases(m.a.Mutant.Target, m.a.Line, m.tests, durations)
 	}
+	// group is the grouping the tests failed in; failing that run, and
+	// ran the tests it ran.
 	group := m.tests
-	for i, phase := range phases {
+	var failing *gotest.Result
+	var ran []string
+	for _, phase := range phases {
 		res, lim, err := m.execMutant(ctx, m.args(phase, m.fast), m.limitsOf(phase))
 		if err != nil {
 			return v, false, err
@@ -172,11 +176,12 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 		v.TestSeconds += res.Wall
 		v.SkippedTests = nil
 		classify(&v, res, m.b.Result, phase, lim)
+		v.DecidingSeconds = res.Wall
 		// A test that skips under the mutant detects nothing: the next
 		// phases may still kill it, and whether it is skipped is decided
 		// on all its tests, as a run of every test decides it.
 		if v.Status != report.Survived && v.Status != report.Skipped {
-			group = phase
+			group, failing, ran = phase, res, phase
 			v.FirstFailureOnly = m.fast && v.Status == report.Killed
 			switch {
 			case !m.fast && v.Status == report.Killed:
@@ -189,22 +194,11 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 			}
 			break
 		}
-		if i == len(phases)-1 && len(phases) > 1 {
-			// Each phase passed on its own: the covering tests once more,
-			// together in source order, as go test runs them, so that a
-			// test that fails only after another is not missed.
-			res, lim, err := m.execMutant(ctx, m.args(m.tests, false), m.limitsOf(m.tests))
-			if err != nil {
-				return v, false, err
-			}
-			v.TestSeconds += res.Wall
-			classify(&v, res, m.b.Result, m.tests, lim)
-		}
 	}
 	if len(v.FailedTests) == 0 {
 		return v, false, nil
 	}
-	if err := m.confirm(ctx, &v, group); err != nil {
+	if err := m.confirm(ctx, &v, group, failing, ran); err != nil {
 		return v, false, err
 	}
 	if len(v.FailedTests) > 0 || v.Status == report.Crashed {

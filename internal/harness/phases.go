@@ -13,6 +13,7 @@ import (
 type phaseClock struct {
 	mu    sync.Mutex
 	start time.Time
+	cpu   time.Duration // cpuTime at the clock's start; -1 if not measured
 	cur   string
 	since time.Time
 	order []string
@@ -26,7 +27,10 @@ func newPhaseClock(start time.Time) *phaseClock {
 	if start.IsZero() || start.After(now) {
 		start = now
 	}
-	c := &phaseClock{start: start, took: map[string]time.Duration{}}
+	c := &phaseClock{start: start, took: map[string]time.Duration{}, cpu: -1}
+	if cpu, ok := cpuTime(); ok {
+		c.cpu = cpu
+	}
 	c.enterAt("load", start)
 	return c
 }
@@ -54,17 +58,28 @@ func (c *phaseClock) enterAt(name string, now time.Time) {
 
 // stop ends the current phase and returns the whole run's wall clock and
 // each phase's.
-func (c *phaseClock) stop() (float64, []report.Phase) {
+func (c *phaseClock) stop() (seconds float64, phases []report.Phase) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
 	c.took[c.cur] += now.Sub(c.since)
 	c.since = now
-	phases := make([]report.Phase, len(c.order))
+	phases = make([]report.Phase, len(c.order))
 	for i, name := range c.order {
 		phases[i] = report.Phase{Name: name, Seconds: c.took[name].Seconds()}
 	}
 	return now.Sub(c.start).Seconds(), phases
+}
+
+// cpuSince returns the CPU time of the run since the clock started (see
+// cpuTime), which the load phase, before it, does not count; ok is false
+// where it is not measured.
+func (c *phaseClock) cpuSince() (time.Duration, bool) {
+	now, ok := cpuTime()
+	if !ok || c.cpu < 0 {
+		return 0, false
+	}
+	return now - c.cpu, true
 }
 
 // phase starts a phase of the run: the progress shows it (format, args),

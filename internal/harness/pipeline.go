@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"runtime"
 	"slices"
 
 	"github.com/fencelab/fencelab/internal/exercise"
@@ -76,12 +77,32 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 	}
 	rep.Shard = plan.Shard
 	rep.Seconds, rep.Phases = opt.clock.stop()
+	if cpu, ok := opt.clock.cpuSince(); ok {
+		rep.CPUSeconds, rep.CPUs = cpu.Seconds(), runtime.NumCPU()
+	}
+	rep.Efficiency = efficiency(rep.Mutants)
 	rep.Subsume()
 	if stop != nil {
 		rep.Interrupted = true
 		return rep, stop
 	}
 	return rep, nil
+}
+
+// efficiency is the share of the time of the mutants that ran spent in
+// the runs that decided their verdicts (see report.Mutant.DecidingSeconds).
+func efficiency(ms []report.Mutant) float64 {
+	var deciding, all float64
+	for _, m := range ms {
+		if m.DecidingSeconds > 0 {
+			deciding += m.DecidingSeconds
+			all += m.Seconds
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return deciding / all
 }
 
 // runUnit runs the mutants of one package of the plan: against its own

@@ -182,8 +182,11 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 		t.Errorf("message = %q", got)
 	}
 	slices.Sort(r.runs)
-	if r.builds != 2 || strings.Join(r.runs, ",") != strings.Repeat(",", 9+trustRuns)+"flipped,flipped,same" {
-		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant, the killer's confirmation, the checks of its pass alone and the reference after them", r.builds, r.runs)
+	// The killer's failure was a run of it alone: the run of the reference
+	// alone that it is compared with is coverage's, and it is trusted
+	// once it has passed trustPasses runs alone without a mutant.
+	if r.builds != 2 || strings.Join(r.runs, ",") != strings.Repeat(",", 8+trustPasses-1+1)+"flipped,same" {
+		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant, the checks of the killer's pass and the reference after them", r.builds, r.runs)
 	}
 	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {
 		t.Errorf("CoveredBy = %v, want [TestMax]", got)
@@ -284,8 +287,8 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 	}
 	// Catalog mutants run every test: no coverage runs.
 	slices.Sort(again.runs)
-	if rep.Cached || strings.Join(again.runs, ",") != ",,,same" {
-		t.Fatalf("cached %v, runs %q; want the baseline, the inactive run, the new mutant's run and the reference after it only", rep.Cached, again.runs)
+	if rep.Cached || strings.Join(again.runs, ",") != ",,,,same" {
+		t.Fatalf("cached %v, runs %q; want the baseline, the inactive run and its run for trust, the new mutant's run and the reference after it only", rep.Cached, again.runs)
 	}
 	checkMutants(t, rep, []report.Mutant{
 		{ID: "same", Status: report.Survived, Build: ModeSwitch, FailedTests: []string{}},

@@ -75,14 +75,16 @@ const (
 // memoryLimit returns the memory limit of a run of a test binary, in bytes
 // (0: none), of a package whose baseline held peak bytes at most:
 // opt.Memory when set; else MemoryFactor times the peak, at least
-// MemoryFloor, and at most a quarter of the machine's memory unless twice
-// the peak is more. A mutant that allocates without end is stopped there;
-// with -j 2, two of them take at most half the machine.
+// MemoryFloor, and at most its share of half the machine's memory, shared
+// by the opt.Jobs runs at a time, unless twice the peak is more. Mutants
+// that allocate without end are stopped there: together they take at most
+// half the machine.
 func memoryLimit(opt Options, peak int64) int64 {
 	if opt.Memory != 0 {
 		return max(opt.Memory, 0)
 	}
-	return max(MemoryFloor, min(MemoryFactor*peak, max(gotest.MachineMemory()/4, 2*peak)))
+	share := gotest.MachineMemory() / int64(2*max(opt.Jobs, 1))
+	return max(MemoryFloor, min(MemoryFactor*peak, max(share, 2*peak)))
 }
 
 // baselineMemory returns the memory limit of the baseline's runs, before

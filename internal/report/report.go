@@ -45,7 +45,16 @@ type Report struct {
 	// Phases break Seconds down: the wall clock of each of the run's
 	// phases, in the order they first started.
 	Phases []Phase
-	Cached bool
+	// CPUSeconds is the CPU time (user and system) of the run and of every
+	// process it started, on CPUs processors: 0 where it is not measured.
+	CPUSeconds float64
+	CPUs       int
+	// Efficiency is the share of the mutants' time spent in the runs that
+	// decided their verdicts (see Mutant.DecidingSeconds), of the mutants
+	// that ran: what confirming, building and starting cost shows in the
+	// rest.
+	Efficiency float64
+	Cached     bool
 	// Dropped are the generated mutants that are not valid Go (a string
 	// that an arithmetic operator would subtract, say): not counted, not
 	// an error.
@@ -216,6 +225,11 @@ type Mutant struct {
 	Output      string  // the compiler's messages, or the binary's output outside any test
 	Seconds     float64 // wall clock of its build, if it had its own, and its test run
 	TestSeconds float64 // of which the test binary ran
+	// DecidingSeconds is the wall clock of the run that decided its
+	// verdict: the run in which its killers first failed, or its
+	// survivor's run of every test; the rest of Seconds went to
+	// confirming, building, starting.
+	DecidingSeconds float64
 }
 
 // Location is a range of a file: start inclusive, end exclusive.

@@ -140,9 +140,10 @@ early-kill run the failing tests are partial`,
 		status: OutOfMemory, detected: true, scored: true, exit: ExitTimeout, telling: 3,
 		help: `(Linux) the binary, with the processes it started, held more
 memory than its limit (10x the baseline's peak, at least 1GiB,
-and at most a quarter of the machine's memory unless twice the
-peak is more; or -memory) and was stopped: detected, like a
-timeout; tests that failed before are partial`,
+and at most its share of half the machine's memory among the -j
+runs at a time, unless twice the peak is more; or -memory) and
+was stopped: detected, like a timeout; tests that failed before
+are partial`,
 		matrix: func(m Mutant) string {
 			if m.Partial {
 				return m.Reason + ": the tests above failed before it was stopped, others might have"

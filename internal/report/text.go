@@ -80,6 +80,10 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Summary)
+	if r.CPUs > 0 && r.Seconds > 0 && !r.Cached {
+		fmt.Fprintf(&b, "ran in %.1fs on %d CPUs, %.0f%% busy; %.0f%% of the mutants' time in the runs that decided their verdicts\n",
+			r.Seconds, r.CPUs, 100*r.CPUSeconds/(r.Seconds*float64(r.CPUs)), 100*r.Efficiency)
+	}
 	if t := r.TCE; t != nil {
 		share := ""
 		if r.Seconds > 0 {

@@ -18,17 +18,22 @@ Statuses (a verdict rests on the test binary's events, never on its output):
 ` + report.StatusHelp() + `
 
 With -generate the mutants come from the package's code, by operator, instead
-of a catalog. Each runs only the tests that reach its site, the tests that
-killed its neighbours and the fastest first, and stops at its first failing
-test (-full runs every test to the end, as catalog mutants always do).
+of a catalog. Each runs only the tests that reach its site: the likeliest
+killer alone first (the test that killed a mutant of its line, or of its
+function), then the fast tests, then every test once, and stops at its first
+failing test (-full runs every test to the end, as catalog mutants always do).
 -min-score gates on the share detected instead of on every mutant.
 
-A kill is confirmed: each test that failed under a mutant runs again, alone,
-under it (it must fail again) and without it (it must pass, and, the first
-time it would kill, three times more); one that needs the tests before it is
-tried in the grouping it failed in. A failure that does
-not reproduce is flaky: named, never a kill, never cached. A mutant whose only
-failures were flaky runs once more, and is flaky if again none reproduces.
+A kill is confirmed: the tests that failed under a mutant run again together
+under it (they must fail again; a run of one test that failed is its run
+alone) and without it (they must pass); a test that does not reproduce so
+runs alone, and one that needs the tests before it is tried in the grouping
+it failed in. A killer must have passed five runs without any mutant in the
+groupings it failed in (the baseline's count; the first time it falls short,
+it runs until it has, and the cache keeps that for the same test binary). A
+failure that does not reproduce is flaky: named, never a kill, never cached.
+A mutant whose only failures were flaky runs once more, and is flaky if again
+none reproduces.
 
 Every test binary runs in a private copy of its package directory, with a
 HOME and TMPDIR of its own, in a sandbox (Linux namespaces): as an ordinary

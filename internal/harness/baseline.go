@@ -132,9 +132,11 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 		b.refs.set(sb.bin, nil, sb.inactive)
 		// The switched binary's runs alone are the reference's runs
 		// alone, for the confirmations.
-		onAlone := func(test string, res *gotest.Result) { b.refs.set(sb.bin, []string{runOnly([]string{test})}, res) }
+		// Each counts as a pass of the reference alone, for trust.
+		onRun := func(test string, res *gotest.Result) { b.refs.count(sb.bin, []string{runOnly([]string{test})}, res) }
+		onAlone := func(test string, res *gotest.Result) { b.refs.record(sb.bin, []string{runOnly([]string{test})}, res) }
 		b.noCoverage = "its site cannot be marked in the switched build"
-		b.coverage, err = runCoverage(ctx, cfg, p, b, switchedProbe(cfg, p, b), sb.sw.Marked(), onAlone)
+		b.coverage, err = runCoverage(ctx, cfg, p, b, switchedProbe(cfg, p, b), sb.sw.Marked(), onRun, onAlone)
 	} else {
 		b.noCoverage = "its site is in no block of code that Go's coverage counts"
 		b.coverage, err = referenceCoverage(ctx, cfg, p, b)

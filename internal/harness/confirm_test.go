@@ -101,7 +101,7 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 
 // The first time a test's failure alone under a mutant would make it a
 // killer, it runs alone without the mutant until it has passed
-// trustPasses runs alone (coverage's run alone counts; here three more):
+// trustPasses runs alone (coverage's two count; here three more):
 // passing each time, it kills every mutant it fails under, with no more
 // checks; failing once, it is flaky for the whole run, and kills none (a
 // test that fails alone by chance would otherwise kill whichever mutants

@@ -97,9 +97,10 @@ func switchedProbe(cfg config, p *prepared, b *Baseline) probe {
 // coverPasses times, cfg.Jobs at a time, and says which of the mutants
 // marked it knows the tests that reach. A test that fails every time runs
 // coverRecheck times more: one that passes then is flaky, one that never
-// does runs for every mutant. onAlone, if set, is given each test's run
-// alone (a failing one if there was one), for the confirmations.
-func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline, run probe, marked []string, onAlone func(test string, res *gotest.Result)) (*coverage, error) {
+// does runs for every mutant. onRun, if set, is given every run of a test
+// alone, and onAlone each test's run alone (a failing one if there was
+// one), for the confirmations.
+func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline, run probe, marked []string, onRun, onAlone func(test string, res *gotest.Result)) (*coverage, error) {
 	tests := b.Result.TopLevel()
 	pr := cfg.Progress
 	reach := "reach"
@@ -119,6 +120,9 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline, run 
 		res, ids, err := run(ctx, test, dir)
 		if err != nil {
 			return nil, nil, fmt.Errorf("coverage of %s: %w", test, err)
+		}
+		if onRun != nil {
+			onRun(test, res)
 		}
 		return res, ids, nil
 	}

@@ -155,5 +155,5 @@ func referenceCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline
 		}
 		return res, ids, nil
 	}
-	return runCoverage(ctx, cfg, p, b, probe, marked, nil)
+	return runCoverage(ctx, cfg, p, b, probe, marked, nil, nil)
 }

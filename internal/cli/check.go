@@ -40,80 +40,31 @@ to the end, as with -full.
 
 func check(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags] FILE...", checkSummary)
-	var sel selection
-	sel.register(fs, true)
-	var rf runFlags
-	rf.register(fs)
-	results := fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
-	partial := fs.Bool("partial", false, "allow files that predict only some of the mutants")
-	asJSON := fs.Bool("json", false, "print the comparison as JSON")
-	markdown := fs.Bool("markdown", false, "print the comparison as Markdown tables")
-	creditFlag := fs.String("credit", "exact", "`how` a prediction earns its mutant's points: exact (all or nothing) or partial (in proportion to its F1)")
-	answers := fs.Bool("answers", false, "show the answers: what failed under the mutants a file does not answer, and the model answer's predictions")
-	var g predict.Outputs
-	fs.StringVar(&g.HTML, "html", "", "also write the class page to `file`: learners × mutants, as HTML")
-	fs.StringVar(&g.CSV, "csv", "", "also write a row per prediction file to `file`, as CSV")
-	fs.StringVar(&g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
-	fs.StringVar(&g.Visibility, "visibility", "visible", "`when` Gradescope shows the grade: "+strings.Join(predict.Visibilities, ", "))
-	fs.StringVar(&g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")
-	var out outputs
-	fs.StringVar(&out.stryker, "stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
+	var f checkFlags
+	f.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usagef(fs, "no prediction file given (go tool mutate template writes one)")
-	}
-	if *asJSON && *markdown {
-		return errors.New("-json and -markdown exclude each other")
-	}
-	credit, err := predict.ParseCredit(*creditFlag)
+	credit, err := f.validate(fs)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(predict.Visibilities, g.Visibility) {
-		return fmt.Errorf("-visibility %q: want one of %s", g.Visibility, strings.Join(predict.Visibilities, ", "))
-	}
-	for _, file := range append(g.Paths(), out.stryker) {
-		if file != "" {
-			if err := outfile.Check(file, true); err != nil {
-				return err
-			}
-		}
-	}
-	if !sel.generate {
+	if !f.sel.generate {
 		// The exercise's model answer and worksheet; a catalog that cannot
 		// be read has none, and the run says why.
-		if set, err := exercise.Find(".", sel.files); err == nil {
-			g.Model, g.Questions = set.ModelAnswer(), set.Worksheet
+		if set, err := exercise.Find(".", f.sel.files); err == nil {
+			f.g.Model, f.g.Questions = set.ModelAnswer(), set.Worksheet
 		}
 	}
-	if err := g.OneSubmission(fs.Args()); err != nil {
+	if err := f.g.OneSubmission(fs.Args()); err != nil {
 		return err
 	}
-	lp := &predict.Loader{Files: fs.Args(), Partial: *partial, Class: g.HTML != "" || g.CSV != "" || g.Grading()}
-
-	var (
-		rep *report.Report
-		pfs []*predict.File
-	)
-	if *results != "" {
-		if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "stryker"); len(set) > 0 {
-			return fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
-		}
-		if rep, err = report.ReadFile(*results); err != nil {
-			return err
-		}
-		known := predict.KnownOf(rep)
-		known.Questions = questionIDs(g.Questions)
-		pfs, err = lp.Load(known)
-	} else {
-		rep, pfs, err = runChecked(ctx, c, &sel, &rf, lp, &out, questionIDs(g.Questions))
-	}
+	lp := &predict.Loader{Files: fs.Args(), Partial: *f.partial, Class: f.g.HTML != "" || f.g.CSV != "" || f.g.Grading()}
+	rep, pfs, err := f.results(ctx, c, fs, lp)
 	if err != nil {
-		if rep != nil && g.Grading() && len(lp.Invalid) > 0 {
+		if rep != nil && f.g.Grading() && len(lp.Invalid) > 0 {
 			// The file is invalid: its grade is 0, and says why.
-			if gerr := writeGrades(c, &g, predict.NewClass(nil, lp.Invalid), rep); gerr != nil {
+			if gerr := writeGrades(c, &f.g, predict.NewClass(nil, lp.Invalid), rep); gerr != nil {
 				return gerr
 			}
 		}
@@ -122,22 +73,14 @@ func check(ctx context.Context, c *call, args []string) error {
 	if err := predict.Comparable(rep); err != nil {
 		return err
 	}
-	class := g.Class(pfs, lp.Invalid, rep, credit)
-	if *answers {
+	class := f.g.Class(pfs, lp.Invalid, rep, credit)
+	if *f.answers {
 		class.ShowAnswers()
 	}
-	if err := writeGrades(c, &g, class, rep); err != nil {
+	if err := writeGrades(c, &f.g, class, rep); err != nil {
 		return err
 	}
-	switch {
-	case *asJSON:
-		err = class.WriteJSON(c.stdout)
-	case *markdown:
-		err = class.WriteMarkdown(c.stdout)
-	default:
-		err = class.WriteText(c.stdout, predict.Style{Color: isTerminal(c)})
-	}
-	if err != nil {
+	if err := f.print(c, class); err != nil {
 		return err
 	}
 	if len(lp.Problems) > 0 {
@@ -145,10 +88,93 @@ func check(ctx context.Context, c *call, args []string) error {
 		// still an error.
 		return lp.Problems
 	}
-	if !class.AllExact() || !*partial && !class.AllAnswered() {
+	if !class.AllExact() || !*f.partial && !class.AllAnswered() {
 		return verdict(1)
 	}
 	return nil
+}
+
+// checkFlags are the flags of check.
+type checkFlags struct {
+	sel                        selection
+	rf                         runFlags
+	resultsFile, credit        *string
+	partial, json, md, answers *bool
+	g                          predict.Outputs
+	out                        outputs
+}
+
+func (f *checkFlags) register(fs *flag.FlagSet) {
+	f.sel.register(fs, true)
+	f.rf.register(fs)
+	f.resultsFile = fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
+	f.partial = fs.Bool("partial", false, "allow files that predict only some of the mutants")
+	f.json = fs.Bool("json", false, "print the comparison as JSON")
+	f.md = fs.Bool("markdown", false, "print the comparison as Markdown tables")
+	f.credit = fs.String("credit", "exact", "`how` a prediction earns its mutant's points: exact (all or nothing) or partial (in proportion to its F1)")
+	f.answers = fs.Bool("answers", false, "show the answers: what failed under the mutants a file does not answer, and the model answer's predictions")
+	fs.StringVar(&f.g.HTML, "html", "", "also write the class page to `file`: learners × mutants, as HTML")
+	fs.StringVar(&f.g.CSV, "csv", "", "also write a row per prediction file to `file`, as CSV")
+	fs.StringVar(&f.g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
+	fs.StringVar(&f.g.Visibility, "visibility", "visible", "`when` Gradescope shows the grade: "+strings.Join(predict.Visibilities, ", "))
+	fs.StringVar(&f.g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")
+	fs.StringVar(&f.out.stryker, "stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
+}
+
+// validate checks the flags and arguments, and the files to write, and
+// returns the credit rule.
+func (f *checkFlags) validate(fs *flag.FlagSet) (predict.Credit, error) {
+	if fs.NArg() == 0 {
+		return "", usagef(fs, "no prediction file given (go tool mutate template writes one)")
+	}
+	if *f.json && *f.md {
+		return "", errors.New("-json and -markdown exclude each other")
+	}
+	credit, err := predict.ParseCredit(*f.credit)
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(predict.Visibilities, f.g.Visibility) {
+		return "", fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
+	}
+	for _, file := range append(f.g.Paths(), f.out.stryker) {
+		if file != "" {
+			if err := outfile.Check(file, true); err != nil {
+				return "", err
+			}
+		}
+	}
+	return credit, nil
+}
+
+// results returns the run to compare with (-results', or a run of the
+// mutants) and the prediction files, loaded against it.
+func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp *predict.Loader) (*report.Report, []*predict.File, error) {
+	if *f.resultsFile == "" {
+		return runChecked(ctx, c, &f.sel, &f.rf, lp, &f.out, questionIDs(f.g.Questions))
+	}
+	if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "stryker"); len(set) > 0 {
+		return nil, nil, fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
+	}
+	rep, err := report.ReadFile(*f.resultsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	known := predict.KnownOf(rep)
+	known.Questions = questionIDs(f.g.Questions)
+	pfs, err := lp.Load(known)
+	return rep, pfs, err
+}
+
+// print prints the comparison of class: as JSON, Markdown or text.
+func (f *checkFlags) print(c *call, class *predict.Class) error {
+	switch {
+	case *f.json:
+		return class.WriteJSON(c.stdout)
+	case *f.md:
+		return class.WriteMarkdown(c.stdout)
+	}
+	return class.WriteText(c.stdout, predict.Style{Color: isTerminal(c)})
 }
 
 // writeGrades writes the course's files of class, graded against rep.

@@ -36,92 +36,126 @@ The blocks lie between <!-- BEGIN mutate report: NAME --> and
 // reportCmd regenerates the generated blocks of a report document.
 func reportCmd(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "[flags]", reportSummary)
-	catalog := fs.String("mutants", "", "the catalog `file` whose report section says what to generate (default: the module's "+exercise.Catalog+")")
-	pkg := fs.String("pkg", "", "the `package` to mutate, as go names it here (default: the one the catalog names)")
-	out := fs.String("o", "", "the document to rewrite instead of the report section's `file`")
-	results := fs.String("results", "", "use this `file` of mutate run -json (of the same mutants) instead of running")
-	checkOnly := fs.Bool("check", false, "write nothing; exit 1 and print the difference if the file is out of date")
-	var rf runFlags
-	rf.register(fs)
+	var f reportFlags
+	f.catalog = fs.String("mutants", "", "the catalog `file` whose report section says what to generate (default: the module's "+exercise.Catalog+")")
+	f.pkg = fs.String("pkg", "", "the `package` to mutate, as go names it here (default: the one the catalog names)")
+	f.out = fs.String("o", "", "the document to rewrite instead of the report section's `file`")
+	f.results = fs.String("results", "", "use this `file` of mutate run -json (of the same mutants) instead of running")
+	f.check = fs.Bool("check", false, "write nothing; exit 1 and print the difference if the file is out of date")
+	f.rf.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	if err := rf.check(); err != nil {
+	if err := f.rf.check(); err != nil {
 		return err
 	}
+	d, err := loadReportDoc(*f.catalog)
+	if err != nil {
+		return err
+	}
+	in, err := d.input(ctx, c, &f)
+	if err != nil {
+		return err
+	}
+	return d.rewrite(c, &f, in)
+}
+
+// reportFlags are the flags of report.
+type reportFlags struct {
+	catalog, pkg, out, results *string
+	check                      *bool
+	rf                         runFlags
+}
+
+// reportDoc is a catalog with a report section, and the module it is in.
+type reportDoc struct {
+	root, catalogPath string
+	cat               *exercise.File
+}
+
+// loadReportDoc loads the catalog at path (the module's, if ""), which
+// must have a report section.
+func loadReportDoc(path string) (*reportDoc, error) {
 	root, err := exercise.FindRoot(".")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	catalogPath := *catalog
-	if catalogPath == "" {
-		catalogPath = filepath.Join(root, filepath.FromSlash(exercise.Catalog))
+	if path == "" {
+		path = filepath.Join(root, filepath.FromSlash(exercise.Catalog))
 	}
-	cat, err := exercise.LoadFile(catalogPath)
+	cat, err := exercise.LoadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cat.Report == nil {
-		return fmt.Errorf("%s has no report section: name the document to regenerate (go tool mutate help report)", catalogPath)
+		return nil, fmt.Errorf("%s has no report section: name the document to regenerate (go tool mutate help report)", path)
 	}
-	inRoot := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(root, filepath.FromSlash(p))
+	return &reportDoc{root: root, catalogPath: path, cat: cat}, nil
+}
+
+// inRoot returns p, a path of the report section, from the module root.
+func (d *reportDoc) inRoot(p string) string {
+	if filepath.IsAbs(p) {
+		return p
 	}
-	paths := []string{catalogPath}
-	for _, p := range cat.Report.Mutants {
-		paths = append(paths, inRoot(p))
+	return filepath.Join(d.root, filepath.FromSlash(p))
+}
+
+// input runs the catalog and the report section's mutants files (or reads
+// the run of -results) and returns what the document's blocks show.
+func (d *reportDoc) input(ctx context.Context, c *call, f *reportFlags) (reportdoc.Input, error) {
+	paths := []string{d.catalogPath}
+	for _, p := range d.cat.Report.Mutants {
+		paths = append(paths, d.inRoot(p))
 	}
-	sel := selection{files: paths, pkg: *pkg}
-	pr := progress.New(c.stderr, rf.quiet)
+	sel := selection{files: paths, pkg: *f.pkg}
+	pr := progress.New(c.stderr, f.rf.quiet)
 	plan, err := c.selectPlan(ctx, &sel, pr)
 	if err != nil {
-		return err
+		return reportdoc.Input{}, err
 	}
 	all := plan.Units[0].All
 	var rep *report.Report
-	if *results != "" {
-		if rep, err = report.ReadFile(*results); err != nil {
-			return err
+	if *f.results != "" {
+		if rep, err = report.ReadFile(*f.results); err != nil {
+			return reportdoc.Input{}, err
 		}
 		if got, want := rep.IDs(), mutation.IDs(all); !slices.Equal(got, want) {
-			return fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *results, got, want)
+			return reportdoc.Input{}, fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *f.results, got, want)
 		}
-	} else if rep, err = harness.Run(ctx, plan, rf.options(c, pr)); err != nil {
-		return err
+	} else if rep, err = harness.Run(ctx, plan, f.rf.options(c, pr)); err != nil {
+		return reportdoc.Input{}, err
 	}
 	if err := predict.Comparable(rep); err != nil {
-		return err
+		return reportdoc.Input{}, err
 	}
-
-	n := len(cat.Mutants)
+	n := len(d.cat.Mutants)
 	in := reportdoc.Input{
-		Report: rep, Catalog: all[:n], Experiments: all[n:], ExperimentFiles: cat.Report.Mutants,
+		Report: rep, Catalog: all[:n], Experiments: all[n:], ExperimentFiles: d.cat.Report.Mutants,
 		Diffs: map[string]string{},
 	}
 	for _, m := range rep.Mutants {
 		in.Diffs[m.ID] = m.Diff
 	}
-	if cat.Report.Predictions != "" {
+	if d.cat.Report.Predictions != "" {
 		// The prediction file covers the catalog: compare it with that part.
 		catRep := *rep
 		catRep.Mutants = rep.Mutants[:n]
-		pf, err := predict.Load(inRoot(cat.Report.Predictions), predict.Known{Mutants: mutation.IDs(in.Catalog), Tests: rep.Baseline.TestNames}, false)
+		pf, err := predict.Load(d.inRoot(d.cat.Report.Predictions), predict.Known{Mutants: mutation.IDs(in.Catalog), Tests: rep.Baseline.TestNames}, false)
 		if err != nil {
-			return err
+			return reportdoc.Input{}, err
 		}
-		in.Predictions, in.Score = cat.Report.Predictions, predict.Compare(pf, &catRep, predict.CreditExact)
+		in.Predictions, in.Score = d.cat.Report.Predictions, predict.Compare(pf, &catRep, predict.CreditExact)
 	}
+	return in, nil
+}
 
-	doc := cat.Report.File
-	if *out != "" {
-		doc = *out
-	}
-	path := inRoot(doc)
-	if *out != "" {
-		path = *out
+// rewrite rewrites the document's generated blocks from in, or with
+// -check says how they differ (exit 1).
+func (d *reportDoc) rewrite(c *call, f *reportFlags, in reportdoc.Input) error {
+	doc, path := d.cat.Report.File, d.inRoot(d.cat.Report.File)
+	if *f.out != "" {
+		doc, path = *f.out, *f.out
 	}
 	old, err := os.ReadFile(path)
 	if err != nil {
@@ -135,11 +169,11 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 	case bytes.Equal(updated, old):
 		fmt.Fprintf(c.stderr, "mutate: %s is up to date\n", doc)
 		return nil
-	case *checkOnly:
+	case *f.check:
 		fmt.Fprint(c.stdout, udiff.Unified("a/"+doc, "b/"+doc, string(old), string(updated)))
-		hint := selection{pkg: *pkg}
-		if *catalog != "" {
-			hint.files = files{*catalog}
+		hint := selection{pkg: *f.pkg}
+		if *f.catalog != "" {
+			hint.files = files{*f.catalog}
 		}
 		fmt.Fprintf(c.stderr, "mutate report: %s is out of date: run %s and commit it\n", doc, c.command(&hint, "report"))
 		return verdict(1)

@@ -2,13 +2,13 @@ package gotest
 
 import (
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fencelab/fencelab/internal/proc"
 )
 
 // cpuMetered says that a running binary's CPU time can be read here.
@@ -23,48 +23,43 @@ const clockTicks = 100
 type cpuMeter struct {
 	pid    int
 	inner  bool
-	binary int // the binary's pid, once found
+	mu     sync.Mutex // the watch and the reader of the output both read it
+	binary int        // the binary's pid, once found
 }
 
 // used returns the CPU time the binary and the processes it has waited
 // for have used so far; false while the binary is not found.
 func (m *cpuMeter) used() (time.Duration, bool) {
-	fields := m.stat()
-	if len(fields) < 15 {
+	st, ok := m.stat()
+	if !ok {
 		return 0, false
 	}
-	// utime, stime, cutime and cstime.
-	var ticks int64
-	for _, f := range fields[11:15] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / clockTicks, true
+	ticks, ok := st.CPUTicks()
+	return time.Duration(ticks) * time.Second / clockTicks, ok
 }
 
-// stat returns the fields of the binary's stat (see procStat), finding
-// the binary first; nil while it is not found. In a sandbox the binary
-// found is the init's child, and stays it only while its stat says so. A
-// child found before the binary had started may be another, short-lived
-// one (on a loaded machine the meter once read such a child, gone, for a
-// whole run, and never saw the binary spin): a child gone by the next
-// reading (ended, and its pid perhaps another process's now) was not the
-// binary, which runs till the end, so the binary is looked for again.
-func (m *cpuMeter) stat() []string {
+// stat returns the binary's stat, finding the binary first; false while
+// it is not found. In a sandbox the binary found is the init's child, and
+// stays it only while its stat says so. A child found before the binary
+// had started may be another, short-lived one (on a loaded machine the
+// meter once read such a child, gone, for a whole run, and never saw the
+// binary spin): a child gone by the next reading (ended, and its pid
+// perhaps another process's now) was not the binary, which runs till the
+// end, so the binary is looked for again.
+func (m *cpuMeter) stat() (proc.Stat, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.binary != 0 {
-		fields := procStat(m.binary)
-		if !m.inner || len(fields) >= 2 && fields[1] == strconv.Itoa(m.pid) && fields[0] != "Z" {
-			return fields
+		st, ok := proc.ReadStat(m.binary)
+		if ok && (!m.inner || st.Parent() == m.pid && !st.Zombie()) {
+			return st, true
 		}
 		m.binary = 0
 	}
 	if !m.find() {
-		return nil
+		return proc.Stat{}, false
 	}
-	return procStat(m.binary)
+	return proc.ReadStat(m.binary)
 }
 
 // find finds the binary: the process started, or the init's first child
@@ -77,57 +72,16 @@ func (m *cpuMeter) find() bool {
 		return true
 	}
 	first := int64(-1)
-	for _, kid := range childPids(m.pid) {
-		fields := procStat(kid)
-		if len(fields) < 20 || fields[0] == "Z" {
+	for _, kid := range proc.Children(m.pid) {
+		st, ok := proc.ReadStat(kid)
+		if !ok || st.Zombie() {
 			continue
 		}
-		if start, err := strconv.ParseInt(fields[19], 10, 64); err == nil && (first < 0 || start < first) {
+		if start := st.Started(); start >= 0 && (first < 0 || start < first) {
 			m.binary, first = kid, start
 		}
 	}
 	return m.binary != 0
-}
-
-// childPids returns the pids of pid's children: from its threads'
-// children files, which name them at once, where the kernel has them
-// (CONFIG_PROC_CHILDREN), else from every process's stat. The meter
-// polls them while the binary starts: one read of each of the init's
-// threads instead of one of every process of the machine.
-func childPids(pid int) []int {
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	if len(tasks) == 0 {
-		var pids []int
-		for _, c := range children(pid) {
-			pids = append(pids, c.pid)
-		}
-		return pids
-	}
-	var pids []int
-	for _, t := range tasks {
-		data, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for f := range strings.FieldsSeq(string(data)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, n)
-			}
-		}
-	}
-	return pids
-}
-
-// procStat returns the fields of /proc/PID/stat after the command's name
-// (the process's state first), or nil.
-func procStat(pid int) []string {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	// pid (comm) state ...; comm may hold spaces and ')'.
-	s := string(stat)
-	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
 // memoryMetered says that the memory of a running binary can be read
@@ -136,43 +90,21 @@ const memoryMetered = true
 
 // memory returns the memory that the processes under pid hold, pid itself
 // included unless it is a sandbox's init: the sum of their anonymous and
-// shared resident memory, as /proc/PID/status counts it (file pages, such
-// as the binary's code, are the page cache's). A process that ends while
-// it is read counts as what was read of it.
+// shared resident memory (see proc.ResidentMemory). A process that ends
+// while it is read counts as what was read of it.
 func (m *cpuMeter) memory() int64 {
 	var sum int64
 	var walk func(pid int, self bool)
 	walk = func(pid int, self bool) {
 		if self {
-			sum += residentMemory(pid)
+			sum += proc.ResidentMemory(pid)
 		}
-		for _, kid := range childPids(pid) {
+		for _, kid := range proc.Children(pid) {
 			walk(kid, true)
 		}
 	}
 	walk(m.pid, !m.inner)
 	return sum
-}
-
-// residentMemory returns the anonymous and shared resident memory of
-// process pid, in bytes; 0 if it is gone.
-func residentMemory(pid int) int64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	var kib int64
-	for line := range strings.Lines(string(data)) {
-		name, rest, _ := strings.Cut(line, ":")
-		if name != "RssAnon" && name != "RssShmem" {
-			continue
-		}
-		if f := strings.Fields(rest); len(f) > 0 {
-			n, _ := strconv.ParseInt(f[0], 10, 64)
-			kib += n
-		}
-	}
-	return kib << 10
 }
 
 // MachineMemory returns the machine's memory, in bytes.

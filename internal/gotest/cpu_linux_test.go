@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/proc"
 )
 
 // A sandbox's meter that found a child of the init that has ended since
@@ -37,7 +39,7 @@ func TestCPUMeter_AChildGoneIsNotTheBinary(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if kids := childPids(init.Process.Pid); len(kids) != 1 || m.binary != kids[0] {
+	if kids := proc.Children(init.Process.Pid); len(kids) != 1 || m.binary != kids[0] {
 		t.Errorf("the meter reads pid %d, want the init's child %v", m.binary, kids)
 	}
 }

@@ -91,232 +91,307 @@ type Exec struct {
 // deadline passes, or ctx is done, the whole group is killed. Failing
 // tests, a crash or a timeout are not errors; an error means the binary
 // could not be run as asked, or ctx is done.
+//
+// A run goes through four steps: start (test2json, then the binary, its
+// output piped through test2json and parsed as it comes), watch (until the
+// binary exits, or a limit or ctx ends it), stop (what is left of it is
+// killed and reaped, its output drained) and collect (the result).
 func (e Exec) Run(ctx context.Context) (*Result, error) {
+	r := &running{Exec: e, p: newParser()}
+	if err := r.start(); err != nil {
+		return nil, err
+	}
+	defer r.outR.Close()
+	r.watch(ctx)
+	r.stop()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return r.collect()
+}
+
+// running is one run of a test binary, from its start to its result.
+type running struct {
+	Exec
+	token string // of the run (RunEnv)
+	rate  int    // the memory profile's sampling rate (see Finished)
+
+	outR             *os.File // the read end of the binary's output
+	conv             *exec.Cmd
+	convIn           io.WriteCloser
+	convOut          io.ReadCloser
+	convErr          bytes.Buffer
+	bin              *exec.Cmd
+	box              *sandbox.Cmd // nil unless isolated
+	meter            *cpuMeter    // of the binary
+	first            *firstRun
+	begin            time.Time
+	p                *eventParser
+	lastEvent        atomic.Int64  // nanoseconds since begin
+	copied           chan struct{} // the output is all with test2json
+	parsed           chan error    // test2json's events are all parsed
+	exited           chan struct{} // the binary has exited
+	reaped           bool
+	waitErr          error
+	timedOut         bool
+	overCPU, overMem bool
+	used             time.Duration // CPU time, as last read
+	peak             int64         // memory, as last read
+	wall             time.Duration
+}
+
+// start starts test2json and then the binary, and the goroutines that
+// copy the binary's output to test2json, parse its events and wait for
+// the binary. On an error nothing is left running.
+func (r *running) start() error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer outR.Close()
-
-	// -t: test2json gives a test's Elapsed only with its time stamps,
-	// and the limits of later runs derive from it.
-	conv := exec.Command(e.Test2JSON, "-t", "-p", e.ImportPath)
-	setProcAttr(conv)
-	convIn, err := conv.StdinPipe()
-	if err != nil {
+	r.outR = outR
+	if err := r.startConverter(); err != nil {
+		outR.Close()
 		outW.Close()
-		return nil, err
+		return err
 	}
-	convOut, err := conv.StdoutPipe()
-	if err != nil {
-		outW.Close()
-		return nil, err
+	if err := r.startBinary(outW); err != nil {
+		r.convIn.Close()
+		io.Copy(io.Discard, r.convOut)
+		wait(r.conv)
+		outR.Close()
+		return err
 	}
-	var convErr bytes.Buffer
-	conv.Stderr = &convErr
-	if err := start(conv); err != nil {
-		outW.Close()
-		return nil, fmt.Errorf("start test2json: %w", err)
-	}
-
-	args := append([]string{"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}, e.Args...)
-	rate := finishedRate()
-	if e.Finished != "" {
-		args = append(args, "-test.memprofile="+e.Finished, "-test.memprofilerate="+strconv.Itoa(rate))
-	}
-	token := strconv.FormatInt(runs.Add(1), 10) + "-" + strconv.Itoa(os.Getpid())
-	env := append(append(os.Environ(), e.Env...), RunEnv+"="+token)
-	var (
-		bin *exec.Cmd
-		box *sandbox.Cmd
-	)
-	if e.Isolate != nil {
-		if box, err = sandbox.Command(*e.Isolate, e.Dir, env, e.Binary, args...); err != nil {
-			outW.Close()
-			convIn.Close()
-			wait(conv)
-			return nil, err
-		}
-		bin = box.Cmd
-	} else {
-		bin = exec.Command(e.Binary, args...)
-		bin.Dir, bin.Env = e.Dir, env
-		setProcAttr(bin)
-	}
-	bin.Stdout, bin.Stderr = outW, outW
-	begin := time.Now()
-	err = start(bin)
-	outW.Close() // the binary and what it starts hold the only write ends
-	if box != nil {
-		box.Started()
-	}
-	if err != nil {
-		convIn.Close()
-		io.Copy(io.Discard, convOut)
-		wait(conv)
-		return nil, fmt.Errorf("start %s: %w", e.Binary, err)
-	}
-
-	copied := make(chan struct{})
-	first := &firstRun{r: outR, meter: cpuMeter{pid: bin.Process.Pid, inner: box != nil}}
+	r.meter = &cpuMeter{pid: r.bin.Process.Pid, inner: r.box != nil}
+	r.first = &firstRun{r: outR, meter: r.meter}
+	r.copied, r.parsed, r.exited = make(chan struct{}), make(chan error, 1), make(chan struct{})
 	go func() {
-		io.Copy(convIn, first)
-		convIn.Close()
-		close(copied)
+		io.Copy(r.convIn, r.first)
+		r.convIn.Close()
+		close(r.copied)
 	}()
-	p := newParser()
-	parsed := make(chan error, 1)
-	var lastEvent atomic.Int64 // nanoseconds since start
 	go func() {
-		parsed <- decode(convOut, func(ev Event) {
+		r.parsed <- decode(r.convOut, func(ev Event) {
 			// A test that starts or ends is progress; a test that prints
 			// without end is not.
 			if ev.Test != "" && ev.Action != "output" {
-				lastEvent.Store(int64(time.Since(begin)))
+				r.lastEvent.Store(int64(time.Since(r.begin)))
 			}
-			p.add(ev)
-			if e.OnEvent != nil {
-				e.OnEvent(ev)
+			r.p.add(ev)
+			if r.OnEvent != nil {
+				r.OnEvent(ev)
 			}
 		})
 	}()
-
-	exited := make(chan struct{})
-	var (
-		reaped  bool
-		waitErr error
-	)
 	go func() {
-		reaped, waitErr = waitUnreaped(bin)
-		close(exited)
+		r.reaped, r.waitErr = waitUnreaped(r.bin)
+		close(r.exited)
 	}()
+	return nil
+}
+
+// startConverter starts test2json, its input and output piped.
+func (r *running) startConverter() error {
+	// -t: test2json gives a test's Elapsed only with its time stamps,
+	// and the limits of later runs derive from it.
+	r.conv = exec.Command(r.Test2JSON, "-t", "-p", r.ImportPath)
+	setProcAttr(r.conv)
+	var err error
+	if r.convIn, err = r.conv.StdinPipe(); err != nil {
+		return err
+	}
+	if r.convOut, err = r.conv.StdoutPipe(); err != nil {
+		return err
+	}
+	r.conv.Stderr = &r.convErr
+	if err := start(r.conv); err != nil {
+		return fmt.Errorf("start test2json: %w", err)
+	}
+	return nil
+}
+
+// startBinary starts the test binary, in its sandbox when isolated, its
+// output and errors written to out, which it closes: the binary and what
+// it starts hold the only write ends.
+func (r *running) startBinary(out *os.File) error {
+	defer out.Close()
+	args := append([]string{"-test.v=test2json", "-test.count=1", "-test.paniconexit0"}, r.Args...)
+	r.rate = finishedRate()
+	if r.Finished != "" {
+		args = append(args, "-test.memprofile="+r.Finished, "-test.memprofilerate="+strconv.Itoa(r.rate))
+	}
+	r.token = strconv.FormatInt(runs.Add(1), 10) + "-" + strconv.Itoa(os.Getpid())
+	env := append(append(os.Environ(), r.Env...), RunEnv+"="+r.token)
+	if r.Isolate != nil {
+		box, err := sandbox.Command(*r.Isolate, r.Dir, env, r.Binary, args...)
+		if err != nil {
+			return err
+		}
+		r.box, r.bin = box, box.Cmd
+	} else {
+		r.bin = exec.Command(r.Binary, args...)
+		r.bin.Dir, r.bin.Env = r.Dir, env
+		setProcAttr(r.bin)
+	}
+	r.bin.Stdout, r.bin.Stderr = out, out
+	r.begin = time.Now()
+	err := start(r.bin)
+	if r.box != nil {
+		r.box.Started()
+	}
+	if err != nil {
+		return fmt.Errorf("start %s: %w", r.Binary, err)
+	}
+	return nil
+}
+
+// watch waits until the binary exits, its deadline passes, ctx is done,
+// or, read every cpuPoll, it holds more memory or has used more CPU time
+// than its limits.
+func (r *running) watch(ctx context.Context) {
 	var deadline <-chan time.Time
-	if e.Timeout > 0 {
-		t := time.NewTimer(e.Timeout)
+	if r.Timeout > 0 {
+		t := time.NewTimer(r.Timeout)
 		defer t.Stop()
 		deadline = t.C
 	}
 	var tick <-chan time.Time
-	if e.CPULimit > 0 && cpuMetered || e.Memory > 0 && memoryMetered {
+	if r.CPULimit > 0 && cpuMetered || r.Memory > 0 && memoryMetered {
 		t := time.NewTicker(cpuPoll)
 		defer t.Stop()
 		tick = t.C
 	}
-	meter := cpuMeter{pid: bin.Process.Pid, inner: box != nil}
-	timedOut, overCPU, overMemory := false, false, false
-	var (
-		used time.Duration // as last read
-		peak int64
-	)
-watch:
 	for {
 		select {
-		case <-exited:
-			break watch
+		case <-r.exited:
+			return
 		case <-deadline:
-			timedOut = true
-			break watch
+			r.timedOut = true
+			return
 		case <-ctx.Done():
-			break watch
+			return
 		case <-tick:
-			if e.Memory > 0 {
-				if held := meter.memory(); held > peak {
-					if peak = held; peak > e.Memory {
-						timedOut, overMemory = true, true
-						break watch
-					}
-				}
-			}
-			if e.CPULimit <= 0 {
-				continue
-			}
-			if now, ok := meter.used(); ok {
-				if used = now; used > e.CPULimit {
-					timedOut, overCPU = true, true
-					break watch
-				}
+			if r.overLimit() {
+				r.timedOut = true
+				return
 			}
 		}
 	}
-	// Kill what is left of the group, on Linux while the binary's pid is
-	// still taken (it has exited, but it is not reaped yet): nothing it
-	// started in its group outlives it, and the group cannot be another's.
-	killGroup(bin.Process)
-	<-exited
-	if reaped {
-		forget(bin)
-	} else {
-		waitErr = wait(bin)
+}
+
+// overLimit reads the binary's memory and CPU time, and reports whether
+// either is over its limit.
+func (r *running) overLimit() bool {
+	if r.Memory > 0 {
+		if held := r.meter.memory(); held > r.peak {
+			if r.peak = held; r.peak > r.Memory {
+				r.overMem = true
+				return true
+			}
+		}
 	}
-	wall := time.Since(begin)
+	if r.CPULimit > 0 {
+		if now, ok := r.meter.used(); ok {
+			if r.used = now; r.used > r.CPULimit {
+				r.overCPU = true
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stop kills what is left of the binary's group and reaps the binary, kills
+// what it started outside its group, and waits for its output.
+func (r *running) stop() {
+	// On Linux while the binary's pid is still taken (it has exited, but
+	// it is not reaped yet): nothing it started in its group outlives it,
+	// and the group cannot be another's.
+	killGroup(r.bin.Process)
+	<-r.exited
+	if r.reaped {
+		forget(r.bin)
+	} else {
+		r.waitErr = wait(r.bin)
+	}
+	r.wall = time.Since(r.begin)
 	// What the binary started outside its group, such as a process in a
 	// session of its own, is reparented here by now: kill it too.
-	SweepOrphans(token)
-
+	SweepOrphans(r.token)
 	select {
-	case <-copied:
+	case <-r.copied:
 	case <-time.After(drainGrace):
-		outR.Close() // a process outside the group holds the output open
-		<-copied
+		r.outR.Close() // a process outside the group holds the output open
+		<-r.copied
 	}
-	decodeErr := <-parsed
-	convWaitErr := wait(conv)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+}
+
+// collect returns the result of the run: its tests' events, and how the
+// binary ended.
+func (r *running) collect() (*Result, error) {
+	decodeErr := <-r.parsed
+	convWaitErr := wait(r.conv)
 	if decodeErr != nil {
 		return nil, decodeErr
 	}
 	if convWaitErr != nil {
-		return nil, fmt.Errorf("test2json: %v: %s", convWaitErr, strings.TrimSpace(convErr.String()))
+		return nil, fmt.Errorf("test2json: %v: %s", convWaitErr, strings.TrimSpace(r.convErr.String()))
 	}
-	res := p.result()
-	res.Wall, res.TimedOut, res.OverCPU, res.OverMemory = wall.Seconds(), timedOut, overCPU, overMemory
+	res := r.p.result()
+	res.Wall, res.TimedOut, res.OverCPU, res.OverMemory = r.wall.Seconds(), r.timedOut, r.overCPU, r.overMem
 	// What the kernel saw of the biggest process (the binary, which the
 	// init waited for), should it have ended before a reading.
-	res.PeakMemory = max(peak, maxResident(bin.ProcessState))
-	res.StartCPU = first.cpu.Seconds()
-	if bin.ProcessState != nil {
-		res.CPU = (bin.ProcessState.UserTime() + bin.ProcessState.SystemTime()).Seconds()
+	res.PeakMemory = max(r.peak, maxResident(r.bin.ProcessState))
+	res.StartCPU = r.first.cpu.Seconds()
+	if r.bin.ProcessState != nil {
+		res.CPU = (r.bin.ProcessState.UserTime() + r.bin.ProcessState.SystemTime()).Seconds()
 	}
 	// A sandbox's init killed with the binary may not have waited for it.
-	res.CPU = max(res.CPU, used.Seconds())
-	res.Idle = max(wall-time.Duration(lastEvent.Load()), 0).Seconds()
-	res.ExitCode, res.Signal = exitStatus(waitErr)
-	if box != nil {
-		// The init's status is the binary's, unless it was killed at the
-		// limit, which its report, read here, says nothing of.
-		st, err := box.Status()
-		switch {
-		case err == nil:
-			res.ExitCode, res.Signal = st.Code, st.Signal
-		case timedOut:
-		case errors.Is(err, sandbox.ErrInitEnded):
-			// Killed from outside: a fact about this run, not a
-			// failure of the harness.
-			res.Lost = err.Error()
-			if res.ExitCode >= 0 {
-				res.ExitCode, res.Signal = -1, "killed"
-			}
-		default:
-			return nil, fmt.Errorf("%s in a sandbox: %w", e.Binary, err)
-		}
+	res.CPU = max(res.CPU, r.used.Seconds())
+	res.Idle = max(r.wall-time.Duration(r.lastEvent.Load()), 0).Seconds()
+	res.ExitCode, res.Signal = exitStatus(r.waitErr)
+	if err := r.sandboxStatus(res); err != nil {
+		return nil, err
 	}
 	if res.ExitCode < 0 && res.Signal == "" {
-		return nil, fmt.Errorf("%s: %w", e.Binary, waitErr)
+		return nil, fmt.Errorf("%s: %w", r.Binary, r.waitErr)
 	}
-	if e.Finished != "" {
-		res.Finished = finished(e.Finished, rate)
-		os.Remove(e.Finished)
+	if r.Finished != "" {
+		res.Finished = finished(r.Finished, r.rate)
+		os.Remove(r.Finished)
 	}
 	return res, nil
+}
+
+// sandboxStatus sets res's exit status from what the sandbox's init
+// reported of the binary: the init's own status is the binary's, unless it
+// was killed at the limit, which its report says nothing of.
+func (r *running) sandboxStatus(res *Result) error {
+	if r.box == nil {
+		return nil
+	}
+	st, err := r.box.Status()
+	switch {
+	case err == nil:
+		res.ExitCode, res.Signal = st.Code, st.Signal
+	case r.timedOut:
+	case errors.Is(err, sandbox.ErrInitEnded):
+		// Killed from outside: a fact about this run, not a failure of
+		// the harness.
+		res.Lost = err.Error()
+		if res.ExitCode >= 0 {
+			res.ExitCode, res.Signal = -1, "killed"
+		}
+	default:
+		return fmt.Errorf("%s in a sandbox: %w", r.Binary, err)
+	}
+	return nil
 }
 
 // firstRun reads a test binary's output, and the binary's CPU time when
 // its first test starts (its first "=== RUN" line), on Linux.
 type firstRun struct {
 	r     io.Reader
-	meter cpuMeter
+	meter *cpuMeter
 	seen  bool
 	cpu   time.Duration
 }

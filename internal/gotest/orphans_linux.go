@@ -2,11 +2,12 @@ package gotest
 
 import (
 	"os"
-	"strconv"
-	"strings"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fencelab/fencelab/internal/proc"
 )
 
 // BecomeSubreaper makes the calling process a child subreaper: a process
@@ -32,15 +33,16 @@ func SweepOrphans(token string) {
 	self, group := os.Getpid(), syscall.Getpgrp()
 	for range 100 {
 		orphans := 0
-		for _, c := range children(self) {
-			if started.pids[c.pid] || c.pgid == group || token != "" && !c.zombie && !carries(c.pid, token) {
+		for _, pid := range proc.Children(self) {
+			st, ok := proc.ReadStat(pid)
+			if !ok || started.pids[pid] || st.Group() == group || token != "" && !st.Zombie() && !carries(pid, token) {
 				continue
 			}
 			orphans++
-			syscall.Kill(-c.pgid, syscall.SIGKILL)
-			syscall.Kill(c.pid, syscall.SIGKILL)
+			syscall.Kill(-st.Group(), syscall.SIGKILL)
+			syscall.Kill(pid, syscall.SIGKILL)
 			var ws syscall.WaitStatus
-			syscall.Wait4(c.pid, &ws, 0, nil)
+			syscall.Wait4(pid, &ws, 0, nil)
 		}
 		if orphans == 0 {
 			return
@@ -48,47 +50,8 @@ func SweepOrphans(token string) {
 	}
 }
 
-type child struct {
-	pid, pgid int
-	zombie    bool
-}
-
 // carries reports whether the environment process pid started with holds
 // the run token.
 func carries(pid int, token string) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for kv := range strings.SplitSeq(string(env), "\x00") {
-		if kv == RunEnv+"="+token {
-			return true
-		}
-	}
-	return false
-}
-
-// children lists the processes whose parent is pid, from /proc.
-func children(pid int) []child {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var kids []child
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		fields := procStat(p)
-		if len(fields) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		pgid, _ := strconv.Atoi(fields[2])
-		if ppid == pid {
-			kids = append(kids, child{pid: p, pgid: pgid, zombie: fields[0] == "Z"})
-		}
-	}
-	return kids
+	return slices.Contains(proc.Environ(pid), RunEnv+"="+token)
 }

@@ -36,170 +36,210 @@ import (
 // failure did not reproduce in an earlier attempt at the same mutant
 // (m.flaky).
 func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string, res *gotest.Result, ran []string) error {
-	byTop := map[string][]string{}
+	c := &confirmation{m: m, v: v, ran: ran, byTop: map[string][]string{}, died: map[string]bool{}}
 	for _, name := range v.FailedTests {
-		top := topLevel(name)
-		if m.b.refs.isFlaky(top) || m.flaky[top] {
-			continue
+		if top := topLevel(name); !m.b.refs.isFlaky(top) && !m.flaky[top] {
+			c.byTop[top] = append(c.byTop[top], name)
 		}
-		byTop[top] = append(byTop[top], name)
 	}
-	died := map[string]bool{} // running when the binary died, with no outcome
 	if v.Status == report.Killed {
 		for _, name := range v.Running {
-			died[name] = true
+			c.died[name] = true
 		}
 	}
-	confirmed, aloneRun, err := m.confirmTogether(ctx, v, byTop, died, res, ran)
+	aloneRun, err := c.together(ctx, res)
 	if err != nil {
 		return err
 	}
-	var again, bystanders []string
-	for _, top := range slices.Sorted(maps.Keys(byTop)) {
-		if !slices.ContainsFunc(byTop[top], func(name string) bool { return !confirmed[name] }) {
-			continue
-		}
-		lim := m.limitsOf([]string{top})
-		topArgs := m.args([]string{top}, false)
-		alone := aloneRun[top]
-		if alone == nil {
-			if alone, _, err = m.execMutant(ctx, topArgs, lim); err != nil {
+	for _, top := range slices.Sorted(maps.Keys(c.byTop)) {
+		if slices.ContainsFunc(c.byTop[top], func(name string) bool { return !c.confirmed[name] }) {
+			if err := c.alone(ctx, top, aloneRun[top]); err != nil {
 				return err
 			}
-			v.TestSeconds += alone.Wall
-		}
-		ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, topArgs, lim.wall)
-		if err != nil {
-			return err
-		}
-		for _, name := range byTop[top] {
-			if confirmed[name] {
-				continue
-			}
-			res, ref, args := alone, ref, topArgs
-			if t := alone.Tests[name]; name != top && (died[name] || t != nil && t.Outcome == "") {
-				// A subtest running when the binary died may be a
-				// bystander of a sibling's crash: alone means without
-				// its siblings.
-				args = []string{runPath(name)}
-				if res, _, err = m.execMutant(ctx, args, lim); err != nil {
-					return err
-				}
-				v.TestSeconds += res.Wall
-				if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, lim.wall); err != nil {
-					return err
-				}
-			}
-			reproduced := passedTest(ref, top) && failedIn(res, name)
-			if reproduced {
-				trusted, err := m.b.refs.trust(ctx, m.ref, m.refEnv, args, m.args(ran, false), []string{top}, lim.wall)
-				if err != nil {
-					return err
-				}
-				if !trusted[top] {
-					continue // flaky without the mutant: no killer
-				}
-			}
-			switch {
-			case reproduced:
-				confirmed[name] = true
-			case died[name]:
-				bystanders = append(bystanders, name)
-			default:
-				again = append(again, name)
-			}
 		}
 	}
-	if (len(again) > 0 || len(bystanders) > 0 && len(confirmed) == 0) && len(group) > 1 {
-		lim := m.limitsOf(group)
-		res, _, err := m.execMutant(ctx, m.args(group, false), lim)
-		if err != nil {
+	if (len(c.again) > 0 || len(c.bystanders) > 0 && len(c.confirmed) == 0) && len(group) > 1 {
+		if err := c.inGrouping(ctx, group); err != nil {
 			return err
 		}
-		v.TestSeconds += res.Wall
-		// A run of its own, now, not one that another mutant's
-		// confirmation or the baseline made earlier: what the tests meet
-		// now, beside this run, they meet in both.
-		ref, err := m.b.refs.fresh(ctx, m.ref, m.refEnv, m.args(group, false), lim.wall)
-		if err != nil {
-			return err
-		}
-		for _, name := range again {
-			if passedTest(ref, topLevel(name)) && failedIn(res, name) {
-				confirmed[name] = true
-			}
-		}
-		if len(confirmed) == 0 && len(again) == 0 && !passed(res) && len(res.Failed()) == 0 && passed(ref) {
-			v.Status, v.Running = report.Crashed, res.Unfinished()
-			v.Reason = fmt.Sprintf("the test binary %s while %s ran, and again when run again; none of them fails alone", res.Ended(), strings.Join(bystanders, ", "))
-			v.Output = res.Output
-		}
 	}
-	failed, failures := []string{}, []report.Failure{}
-	for i, name := range v.FailedTests {
-		switch {
-		case confirmed[name]:
-			failed, failures = append(failed, name), append(failures, v.Failures[i])
-		case !slices.Contains(bystanders, name):
-			v.FlakyTests = append(v.FlakyTests, name)
-		}
-	}
-	v.FailedTests, v.Failures = failed, failures
-	slices.Sort(v.FlakyTests)
+	c.keep()
 	return nil
 }
 
-// confirmTogether returns the failing tests (byTop, by their top-level
-// test) that the group confirms: the top-level tests run together under
-// the mutant, and without it. The run under the mutant is res when res, a
-// run of ran, ran those tests and no other: a failure in a run of one test
-// is its failure alone. A test that was running when the binary died
-// (died) is left to be confirmed alone. aloneRun holds the run under the
-// mutant of a group of one test: that test's run alone.
-func (m *mutantRun) confirmTogether(ctx context.Context, v *report.Mutant, byTop map[string][]string, died map[string]bool, res *gotest.Result, ran []string) (confirmed map[string]bool, aloneRun map[string]*gotest.Result, err error) {
-	confirmed, aloneRun = map[string]bool{}, map[string]*gotest.Result{}
+// confirmation is the confirmation of one mutant's failing tests.
+type confirmation struct {
+	m     *mutantRun
+	v     *report.Mutant
+	ran   []string            // the tests of the run they failed in
+	byTop map[string][]string // the failing tests to confirm, by top-level test
+	died  map[string]bool     // running when the binary died, with no outcome
+
+	confirmed  map[string]bool
+	again      []string // to try in the grouping they failed in
+	bystanders []string // running when the binary died, and passing alone
+}
+
+// together confirms the failing tests that the group confirms: their
+// top-level tests run together under the mutant, and without it. The run
+// under the mutant is res when res, a run of c.ran, ran those tests and no
+// other: a failure in a run of one test is its failure alone. A test that
+// was running when the binary died is left to be confirmed alone.
+// aloneRun holds the run under the mutant of a group of one test: that
+// test's run alone.
+func (c *confirmation) together(ctx context.Context, res *gotest.Result) (aloneRun map[string]*gotest.Result, err error) {
+	m := c.m
+	c.confirmed, aloneRun = map[string]bool{}, map[string]*gotest.Result{}
 	var tops []string
-	for _, top := range slices.Sorted(maps.Keys(byTop)) {
-		if !slices.ContainsFunc(byTop[top], func(name string) bool { return died[name] }) {
+	for _, top := range slices.Sorted(maps.Keys(c.byTop)) {
+		if !slices.ContainsFunc(c.byTop[top], func(name string) bool { return c.died[name] }) {
 			tops = append(tops, top)
 		}
 	}
 	if len(tops) == 0 {
-		return confirmed, aloneRun, nil
+		return aloneRun, nil
 	}
 	lim := m.limitsOf(tops)
 	args := m.args(tops, false)
-	if !slices.Equal(sortedCopy(ran), tops) || res.TimedOut {
+	if !slices.Equal(sortedCopy(c.ran), tops) || res.TimedOut {
 		if res, _, err = m.execMutant(ctx, args, lim); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		v.TestSeconds += res.Wall
+		c.v.TestSeconds += res.Wall
 	}
 	if len(tops) == 1 {
 		aloneRun[tops[0]] = res
 	}
 	ref, err := m.b.refs.run(ctx, m.ref, m.refEnv, args, lim.wall)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var candidates []string
 	for _, top := range tops {
-		if passedTest(ref, top) && slices.ContainsFunc(byTop[top], func(name string) bool { return failedIn(res, name) }) {
+		if passedTest(ref, top) && slices.ContainsFunc(c.byTop[top], func(name string) bool { return failedIn(res, name) }) {
 			candidates = append(candidates, top)
 		}
 	}
-	trusted, err := m.b.refs.trust(ctx, m.ref, m.refEnv, args, m.args(ran, false), candidates, lim.wall)
+	trusted, err := m.b.refs.trust(ctx, m.ref, m.refEnv, args, m.args(c.ran, false), candidates, lim.wall)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, top := range candidates {
-		for _, name := range byTop[top] {
+		for _, name := range c.byTop[top] {
 			if trusted[top] && failedIn(res, name) {
-				confirmed[name] = true
+				c.confirmed[name] = true
 			}
 		}
 	}
-	return confirmed, aloneRun, nil
+	return aloneRun, nil
+}
+
+// alone confirms the failing tests of top that the group did not: top
+// alone under the mutant (run, unless the group's run was of top alone)
+// against the reference alone; a subtest running when the binary died
+// alone, without its siblings.
+func (c *confirmation) alone(ctx context.Context, top string, run *gotest.Result) error {
+	m := c.m
+	lim := m.limitsOf([]string{top})
+	topArgs := m.args([]string{top}, false)
+	var err error
+	if run == nil {
+		if run, _, err = m.execMutant(ctx, topArgs, lim); err != nil {
+			return err
+		}
+		c.v.TestSeconds += run.Wall
+	}
+	topRef, err := m.b.refs.run(ctx, m.ref, m.refEnv, topArgs, lim.wall)
+	if err != nil {
+		return err
+	}
+	for _, name := range c.byTop[top] {
+		if c.confirmed[name] {
+			continue
+		}
+		res, ref, args := run, topRef, topArgs
+		if t := run.Tests[name]; name != top && (c.died[name] || t != nil && t.Outcome == "") {
+			// A subtest running when the binary died may be a bystander
+			// of a sibling's crash: alone means without its siblings.
+			args = []string{runPath(name)}
+			if res, _, err = m.execMutant(ctx, args, lim); err != nil {
+				return err
+			}
+			c.v.TestSeconds += res.Wall
+			if ref, err = m.b.refs.run(ctx, m.ref, m.refEnv, args, lim.wall); err != nil {
+				return err
+			}
+		}
+		reproduced := passedTest(ref, top) && failedIn(res, name)
+		if reproduced {
+			trusted, err := m.b.refs.trust(ctx, m.ref, m.refEnv, args, m.args(c.ran, false), []string{top}, lim.wall)
+			if err != nil {
+				return err
+			}
+			if !trusted[top] {
+				continue // flaky without the mutant: no killer
+			}
+		}
+		switch {
+		case reproduced:
+			c.confirmed[name] = true
+		case c.died[name]:
+			c.bystanders = append(c.bystanders, name)
+		default:
+			c.again = append(c.again, name)
+		}
+	}
+	return nil
+}
+
+// inGrouping tries the tests that did not fail alone again in group, the
+// grouping they failed in, under the mutant and against the reference in
+// the same grouping; when the binary dies again there and none of its
+// tests fails alone, the mutant crashed, detected but by no test.
+func (c *confirmation) inGrouping(ctx context.Context, group []string) error {
+	m := c.m
+	lim := m.limitsOf(group)
+	res, _, err := m.execMutant(ctx, m.args(group, false), lim)
+	if err != nil {
+		return err
+	}
+	c.v.TestSeconds += res.Wall
+	// A run of its own, now, not one that another mutant's confirmation
+	// or the baseline made earlier: what the tests meet now, beside this
+	// run, they meet in both.
+	ref, err := m.b.refs.fresh(ctx, m.ref, m.refEnv, m.args(group, false), lim.wall)
+	if err != nil {
+		return err
+	}
+	for _, name := range c.again {
+		if passedTest(ref, topLevel(name)) && failedIn(res, name) {
+			c.confirmed[name] = true
+		}
+	}
+	if len(c.confirmed) == 0 && len(c.again) == 0 && !passed(res) && len(res.Failed()) == 0 && passed(ref) {
+		v := c.v
+		v.Status, v.Running = report.Crashed, res.Unfinished()
+		v.Reason = fmt.Sprintf("the test binary %s while %s ran, and again when run again; none of them fails alone", res.Ended(), strings.Join(c.bystanders, ", "))
+		v.Output = res.Output
+	}
+	return nil
+}
+
+// keep keeps the confirmed failures as v's, and moves the others, but the
+// bystanders, to its flaky tests.
+func (c *confirmation) keep() {
+	v := c.v
+	failed, failures := []string{}, []report.Failure{}
+	for i, name := range v.FailedTests {
+		switch {
+		case c.confirmed[name]:
+			failed, failures = append(failed, name), append(failures, v.Failures[i])
+		case !slices.Contains(c.bystanders, name):
+			v.FlakyTests = append(v.FlakyTests, name)
+		}
+	}
+	v.FailedTests, v.Failures = failed, failures
+	slices.Sort(v.FlakyTests)
 }
 
 func sortedCopy(s []string) []string {
@@ -262,10 +302,6 @@ type refRun struct {
 	err  error
 }
 
-// refRetryFactor is how much longer a run of the reference that reached
-// its limit gets the second time.
-const refRetryFactor = 4
-
 func newReferences(p *prepared, cfg config) *references {
 	return &references{p: p, cfg: cfg, runs: map[string]*refRun{}, flaky: map[string]bool{},
 		passes: map[string]map[string]int{}, cached: map[string]map[string]bool{}}
@@ -311,32 +347,28 @@ func (rs *references) flakyTests() []string {
 	return slices.Sorted(maps.Keys(rs.flaky))
 }
 
-// trustPasses is how many runs without any mutant, in the groupings in
-// which it failed under a mutant, a test must pass, and trustRuns how many
-// more of them the first to need it makes at most, before those failures
-// make it a killer: a test that fails by chance in a grouping (one that
-// compares two readings of the clock, or fails alone and passes in the
-// package's order, say) would otherwise kill every mutant under which it
-// failed twice there, as often as the reference's one run had passed.
-// Every run of the reference with the same flags counts, whoever made it:
-// the baseline and the switched build's run of every test, the run that
-// the evidence is compared with, coverage's run alone.
-const (
-	trustPasses = 5
-	trustRuns   = 3
-)
+// A test that fails by chance in a grouping (one that compares two
+// readings of the clock, or fails alone and passes in the package's order,
+// say) would kill every mutant under which it failed twice there, as often
+// as the reference's one run had passed, but for trust: it must have
+// passed policy.TrustPasses runs without any mutant in the groupings in
+// which it failed under a mutant. Every run of the reference with the same
+// flags counts, whoever made it: the baseline and the switched build's run
+// of every test, the run that the evidence is compared with, coverage's
+// runs alone.
 
 // trust returns, of tops, the top-level tests that may kill when their
 // failures reproduce in the grouping of args, after failing in the
-// grouping of first: each has passed in trustPasses runs of the reference
+// grouping of first: each has passed in TrustPasses runs of the reference
 // with no mutant, with args or first, or passed so in an earlier mutate
 // run of the same binary (the cache keeps that). While some are short of
-// it, bin runs with env and args up to trustRuns times more (with a limit
-// four times limit): one that fails in such a run is flaky for the rest
+// it, bin runs with env and args up to TrustRuns times more (with a limit
+// RefRetryFactor times limit): one that fails in such a run is flaky for the rest
 // of the mutate run, and kills nothing; a run stopped at its limit says
 // nothing either way.
 func (rs *references) trust(ctx context.Context, bin string, env, args, first, tops []string, limit time.Duration) (map[string]bool, error) {
 	group, firstGroup := groupKey(args), groupKey(first)
+	pol := rs.cfg.policy()
 	trusted := map[string]bool{}
 	for run := 0; ; run++ {
 		var short []string
@@ -348,17 +380,17 @@ func (rs *references) trust(ctx context.Context, bin string, env, args, first, t
 			}
 			switch {
 			case rs.flaky[top]:
-			case passes >= trustPasses || rs.cachedTrust(bin)[group+"\x00"+top]:
+			case passes >= pol.TrustPasses || rs.cachedTrust(bin)[group+"\x00"+top]:
 				trusted[top] = true
 			default:
 				short = append(short, top)
 			}
 		}
 		rs.mu.Unlock()
-		if len(short) == 0 || run == trustRuns {
+		if len(short) == 0 || run == pol.TrustRuns {
 			break
 		}
-		res, err := rs.exec(ctx, bin, env, args, refRetryFactor*limit)
+		res, err := rs.exec(ctx, bin, env, args, pol.RefRetryFactor*limit)
 		if err != nil {
 			return nil, err
 		}
@@ -477,7 +509,7 @@ func (rs *references) fresh(ctx context.Context, bin string, env, args []string,
 		// The reference passed these tests in the baseline: stopped at
 		// its limit, it was slowed down, not stuck. A run that says
 		// nothing cannot confirm or refute a failure.
-		res, err = rs.exec(ctx, bin, env, args, refRetryFactor*limit)
+		res, err = rs.exec(ctx, bin, env, args, rs.cfg.policy().RefRetryFactor*limit)
 	}
 	return res, err
 }

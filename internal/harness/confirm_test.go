@@ -101,7 +101,7 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 
 // The first time a test's failure alone under a mutant would make it a
 // killer, it runs alone without the mutant until it has passed
-// trustPasses runs alone (coverage's two count; here three more):
+// TrustPasses runs alone (coverage's two count; here three more):
 // passing each time, it kills every mutant it fails under, with no more
 // checks; failing once, it is flaky for the whole run, and kills none (a
 // test that fails alone by chance would otherwise kill whichever mutants
@@ -187,7 +187,7 @@ func TestCoverage_ATestThatFailsTwiceAloneIsCheckedAgain(t *testing.T) {
 		wantFlaky bool
 	}{
 		{"PassesInTheThirdRun", 2, true},
-		{"PassesInTheLastRun", coverPasses + coverRecheck - 1, true},
+		{"PassesInTheLastRun", defaultPolicy.CoverPasses + defaultPolicy.CoverRecheck - 1, true},
 		{"NeverPasses", -1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,7 +205,7 @@ func TestCoverage_ATestThatFailsTwiceAloneIsCheckedAgain(t *testing.T) {
 			if got := slices.Equal(rep.FlakyTests, []string{"TestMax"}); got != tc.wantFlaky {
 				t.Errorf("report's flaky tests = %v, want TestMax flaky: %v", rep.FlakyTests, tc.wantFlaky)
 			}
-			want := coverPasses + coverRecheck
+			want := defaultPolicy.CoverPasses + defaultPolicy.CoverRecheck
 			if tc.passAt >= 0 {
 				want = tc.passAt + 1
 			}
@@ -386,13 +386,14 @@ func TestConfirm_AFailureThatHangsAloneHangs(t *testing.T) {
 }
 
 // A mutant that hangs many tests alone hangs most of the suite: after
-// settleHangs of them, the others are not tried, and the set is partial.
+// policy.SettleHangs of them, the others are not tried, and the set is
+// partial.
 func TestConfirm_SettlingStopsAfterEnoughHangs(t *testing.T) {
-	defer func(n int) { settleHangs = n }(settleHangs)
-	settleHangs = 1
+	pol := defaultPolicy
+	pol.SettleHangs = 1
 	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
 		respond: underMutant(hang, map[string]string{alone("TestDouble"): hangsAlone("TestDouble")})}
-	rep := runCanned(t, r, flipped)
+	rep := prepareAndRun(t, testRun{Dir: writeModule(t), Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, NoCache: true, Runner: r, Policy: &pol})
 	m := rep.Mutants[0]
 	if m.Status != report.Timeout || !m.Partial || !slices.Equal(m.FailedTests, []string{"TestMax"}) || !slices.Equal(m.Running, []string{"TestDouble"}) {
 		t.Fatalf("mutant = %s, partial %v, failed %v, running %v; want a partial timeout, TestMax failed, TestDouble hung", m.Status, m.Partial, m.FailedTests, m.Running)

@@ -63,17 +63,6 @@ func (c *coverage) of(id string) []string {
 	return slices.Compact(tests)
 }
 
-// coverPasses is how many times coverage runs each test: twice, so that a
-// test that is flaky when it runs alone is found, and named rather than
-// trusted. A test that fails in both runs coverRecheck times more: one
-// that fails every time needs the tests before it, one that passes once is
-// flaky (a test that fails 4 runs in 10 alone fails
-// all 6 with a chance of 0.4%, where 2 of 2 had 16%).
-const (
-	coverPasses  = 2
-	coverRecheck = 4
-)
-
 // probe runs test alone in dir, with no mutant active, and returns the
 // run and the ids of the mutants whose sites it reached.
 type probe func(ctx context.Context, test, dir string) (*gotest.Result, []string, error)
@@ -94,100 +83,31 @@ func switchedProbe(cfg config, p *prepared, b *Baseline) probe {
 }
 
 // runCoverage runs each top-level test of the baseline alone with probe,
-// coverPasses times, cfg.Jobs at a time, and says which of the mutants
-// marked it knows the tests that reach. A test that fails every time runs
-// coverRecheck times more: one that passes then is flaky, one that never
+// policy.CoverPasses times, cfg.Jobs at a time, and says which of the
+// mutants marked it knows the tests that reach. A test that fails every
+// time runs policy.CoverRecheck times more: one that passes then is flaky, one that never
 // does runs for every mutant. onRun, if set, is given every run of a test
 // alone, and onAlone each test's run alone (a failing one if there was
 // one), for the confirmations.
 func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline, run probe, marked []string, onRun, onAlone func(test string, res *gotest.Result)) (*coverage, error) {
 	tests := b.Result.TopLevel()
-	pr := cfg.Progress
 	reach := "reach"
 	if len(tests) == 1 {
 		reach = "reaches"
 	}
 	cfg.phase("coverage", "coverage: which of %s %s each of %s", text.Count(len(tests), "test", "tests"), reach, text.Count(len(marked), "mutant", "mutants"))
+	cr := &coverRun{cfg: cfg, p: p, b: b, run: run, onRun: onRun}
+	probes, err := cr.all(ctx, tests)
+	if err != nil {
+		return nil, err
+	}
 	c := &coverage{known: map[string]bool{}, reached: map[string][]string{}}
 	for _, id := range marked {
 		c.known[id] = true
 	}
-	probeIn := func(ctx context.Context, i int, test, name string) (*gotest.Result, []string, error) {
-		dir := filepath.Join(p.tmp, "cover", strconv.Itoa(i), name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, nil, err
-		}
-		res, ids, err := run(ctx, test, dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("coverage of %s: %w", test, err)
-		}
-		if onRun != nil {
-			onRun(test, res)
-		}
-		return res, ids, nil
-	}
-	results := make([][coverPasses]*gotest.Result, len(tests))
-	reached := make([][coverPasses][]string, len(tests))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(cfg.Jobs, 1))
 	for i, test := range tests {
-		for pass := range coverPasses {
-			g.Go(func() (err error) {
-				results[i][pass], reached[i][pass], err = probeIn(gctx, i, test, strconv.Itoa(pass))
-				return err
-			})
-		}
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	for i, test := range tests {
-		ok := 0
-		for pass := range coverPasses {
-			if res := results[i][pass]; passedTest(res, test) && passed(res) {
-				ok++
-			}
-		}
-		// Failed every time: again, to tell a test that needs others
-		// from a flaky one. A run that passes stands for the first.
-		for pass := 0; ok == 0 && pass < coverRecheck; pass++ {
-			res, ids, err := probeIn(ctx, i, test, "recheck-"+strconv.Itoa(pass))
-			if err != nil {
-				return nil, err
-			}
-			if passedTest(res, test) && passed(res) {
-				results[i][0], reached[i][0] = res, ids
-				ok = 1
-			}
-		}
-		if onAlone != nil {
-			alone := results[i][0]
-			if !passedTest(results[i][1], test) {
-				alone = results[i][1]
-			}
-			onAlone(test, alone)
-		}
-		switch ok {
-		case 0:
-			c.everywhere = append(c.everywhere, test)
-			pr.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, results[i][0].Ended())
-			continue
-		case coverPasses:
-		default:
-			b.refs.setFlaky(test)
-			pr.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for the mutants it reaches, and its failures are never counted as kills", test)
-		}
-		// What it reaches when it passes: a mutant elsewhere can make it
-		// fail only by chance.
-		for pass := range coverPasses {
-			if res := results[i][pass]; passedTest(res, test) && passed(res) {
-				for _, id := range reached[i][pass] {
-					c.reached[id] = append(c.reached[id], test)
-				}
-			}
+		if err := cr.settle(ctx, c, i, test, &probes[i], onAlone); err != nil {
+			return nil, err
 		}
 	}
 	for id := range c.reached {
@@ -201,8 +121,117 @@ func runCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline, run 
 			covered++
 		}
 	}
-	pr.Printf("coverage: %d of %d mutants reached by some test", covered, len(marked))
+	cfg.Progress.Printf("coverage: %d of %d mutants reached by some test", covered, len(marked))
 	return c, nil
+}
+
+// coverRun is the running of coverage's probes.
+type coverRun struct {
+	cfg   config
+	p     *prepared
+	b     *Baseline
+	run   probe
+	onRun func(test string, res *gotest.Result)
+}
+
+// probes are the runs of one test alone, and what each reached.
+type probes struct {
+	results []*gotest.Result
+	reached [][]string
+}
+
+// one probes test, the i-th, alone, in a directory of its own named name.
+func (cr *coverRun) one(ctx context.Context, i int, test, name string) (*gotest.Result, []string, error) {
+	dir := filepath.Join(cr.p.tmp, "cover", strconv.Itoa(i), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	res, ids, err := cr.run(ctx, test, dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("coverage of %s: %w", test, err)
+	}
+	if cr.onRun != nil {
+		cr.onRun(test, res)
+	}
+	return res, ids, nil
+}
+
+// all probes each test CoverPasses times, cfg.Jobs at a time.
+func (cr *coverRun) all(ctx context.Context, tests []string) ([]probes, error) {
+	passes := cr.cfg.policy().CoverPasses
+	out := make([]probes, len(tests))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(cr.cfg.Jobs, 1))
+	for i, test := range tests {
+		out[i] = probes{results: make([]*gotest.Result, passes), reached: make([][]string, passes)}
+		for pass := range passes {
+			g.Go(func() (err error) {
+				out[i].results[pass], out[i].reached[pass], err = cr.one(gctx, i, test, strconv.Itoa(pass))
+				return err
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, ctx.Err()
+}
+
+// settle adds what test, the i-th, reached to c, from its probes pr: a
+// test that failed every time runs CoverRecheck times more, and one that
+// passes then is flaky, one that never does runs for every mutant; a
+// flaky test counts what it reached when it passed. onAlone, if set, is
+// given its run alone, a failing one if there was one.
+func (cr *coverRun) settle(ctx context.Context, c *coverage, i int, test string, pr *probes, onAlone func(test string, res *gotest.Result)) error {
+	pol := cr.cfg.policy()
+	ok := 0
+	for _, res := range pr.results {
+		if passedTest(res, test) && passed(res) {
+			ok++
+		}
+	}
+	// Failed every time: again, to tell a test that needs others from a
+	// flaky one. A run that passes stands for the first.
+	for pass := 0; ok == 0 && pass < pol.CoverRecheck; pass++ {
+		res, ids, err := cr.one(ctx, i, test, "recheck-"+strconv.Itoa(pass))
+		if err != nil {
+			return err
+		}
+		if passedTest(res, test) && passed(res) {
+			pr.results[0], pr.reached[0] = res, ids
+			ok = 1
+		}
+	}
+	if onAlone != nil {
+		alone := pr.results[0]
+		for _, res := range pr.results[1:] {
+			if !passedTest(res, test) {
+				alone = res
+			}
+		}
+		onAlone(test, alone)
+	}
+	progress := cr.cfg.Progress
+	switch ok {
+	case 0:
+		c.everywhere = append(c.everywhere, test)
+		progress.Printf("coverage: %s does not pass when run alone (%s); it runs for every mutant", test, pr.results[0].Ended())
+		return nil
+	case len(pr.results):
+	default:
+		cr.b.refs.setFlaky(test)
+		progress.Printf("coverage: %s is flaky: it both passed and failed when run alone with no mutant; it runs for the mutants it reaches, and its failures are never counted as kills", test)
+	}
+	// What it reaches when it passes: a mutant elsewhere can make it fail
+	// only by chance.
+	for pass, res := range pr.results {
+		if passedTest(res, test) && passed(res) {
+			for _, id := range pr.reached[pass] {
+				c.reached[id] = append(c.reached[id], test)
+			}
+		}
+	}
+	return nil
 }
 
 // coverLimit is the limit of a coverage run of test alone.

@@ -116,6 +116,8 @@ type Options struct {
 	reduced bool
 	// clock times the run's phases: set by Run.
 	clock *phaseClock
+	// pol is the policy of the run; nil for defaultPolicy.
+	pol *policy
 }
 
 // config is what the runs of one package need: the options, and the

@@ -122,6 +122,7 @@ type testRun struct {
 	NoTCE         bool
 	Runner        Runner
 	AfterBaseline func([]string) error
+	Policy        *policy // nil for defaultPolicy
 }
 
 // plan returns the plan of the run: its mutants applied to its package.
@@ -147,7 +148,7 @@ func (r testRun) plan(t *testing.T) *exercise.Plan {
 }
 
 func (r testRun) options() Options {
-	return Options{Mode: r.Mode, Jobs: r.Jobs, Timeout: r.Timeout, NoCache: r.NoCache, Full: r.Full, NoTCE: r.NoTCE, Runner: r.Runner, AfterBaseline: r.AfterBaseline}
+	return Options{Mode: r.Mode, Jobs: r.Jobs, Timeout: r.Timeout, NoCache: r.NoCache, Full: r.Full, NoTCE: r.NoTCE, Runner: r.Runner, AfterBaseline: r.AfterBaseline, pol: r.Policy}
 }
 
 // config returns the configuration of the run's one package.

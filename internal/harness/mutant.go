@@ -265,7 +265,7 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 // on the machine's load; what each test does alone does not. The failing
 // set is then whole: v stays a timeout if
 // a test hangs alone, and is killed if none does (the run as a whole was
-// only slower than its limit). A mutant that hangs settleHangs tests
+// only slower than its limit). A mutant that hangs policy.SettleHangs tests
 // alone hangs most of the suite: the tests after those are not tried, and
 // the set stays partial.
 func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, lim limits) error {
@@ -279,7 +279,7 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 		}
 	}
 	pending = append(failed, pending...) // the failures are settled first
-	for len(pending) > 0 && len(hung) < settleHangs {
+	for len(pending) > 0 && len(hung) < m.cfg.policy().SettleHangs {
 		top := pending[0]
 		alone, _, err := m.execMutant(ctx, m.args([]string{top}, false), m.limitsOf([]string{top}))
 		if err != nil {
@@ -316,10 +316,6 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 	sortFailures(v)
 	return nil
 }
-
-// settleHangs is how many tests hanging alone settle tries before it
-// stops (see settle); a variable for tests.
-var settleHangs = 8
 
 // sortFailures sorts v's failing tests, and their failures with them.
 func sortFailures(v *report.Mutant) {

@@ -32,15 +32,7 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	results, missing, prior := p.cached(cfg, keys.runs)
 	if len(missing) == 0 {
 		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since they ran (-no-cache runs again)")
-		if cfg.AfterBaseline != nil {
-			if err := cfg.AfterBaseline(prior.Baseline.TestNames); err != nil {
-				return nil, err
-			}
-		}
-		rep := *prior
-		rep.Mutants, rep.Summary, rep.Cached, rep.Dropped, rep.Interrupted = results, report.Summarize(results), true, nil, false
-		dropInvalid(cfg, &rep)
-		return &rep, nil
+		return p.answered(cfg, prior, results, nil, true)
 	}
 	if n := len(results) - len(missing); n > 0 {
 		cfg.Progress.Printf("%d of %d mutants from the cache; running %s", n, len(results), text.Count(len(missing), "mutant", "mutants"))
@@ -60,45 +52,17 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	missing, dups := tce.apply(p, results, missing)
 	if len(missing) == 0 && prior != nil {
 		// Every mutant left was equivalent, or cached.
-		if cfg.AfterBaseline != nil {
-			if err := cfg.AfterBaseline(prior.Baseline.TestNames); err != nil {
-				return nil, err
-			}
+		rep, err := p.answered(cfg, prior, results, tce, false)
+		if rep != nil {
+			rep.Seconds = time.Since(start).Seconds()
 		}
-		rep := *prior
-		rep.Mutants, rep.TCE, rep.Seconds, rep.Interrupted = results, tce.report(), time.Since(start).Seconds(), false
-		rep.Summary, rep.Cached, rep.Dropped = report.Summarize(results), false, nil
-		dropInvalid(cfg, &rep)
-		return &rep, nil
+		return rep, err
 	}
-	// Only the mutants the cache lacks run, and are built.
-	sub, subCfg := p.subset(cfg, missing)
-	b, err := runBaseline(ctx, subCfg, sub)
+	rep, results, err := p.runMissing(ctx, cfg, results, missing, dups)
 	if err != nil {
-		return nil, interrupted(ctx, err)
+		return nil, err
 	}
-	if cfg.AfterBaseline != nil {
-		if err := cfg.AfterBaseline(b.Result.Names()); err != nil {
-			return nil, err
-		}
-	}
-	rep, err := runMutants(ctx, subCfg, sub, b)
-	if err != nil {
-		return nil, interrupted(ctx, err)
-	}
-	for i, j := range missing {
-		results[j] = rep.Mutants[i] // no ID: interrupted before it finished
-	}
-	for i, j := range dups {
-		if results[j].ID == "" {
-			results[i] = report.Mutant{}
-		} else {
-			results[i] = duplicate(results[i], results[j])
-		}
-	}
-	if rep.Interrupted {
-		results = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
-	} else if !cfg.Full {
+	if !rep.Interrupted && !cfg.Full {
 		var alive []int
 		for _, i := range missing { // all ran: nothing was compiled before
 			if results[i].Status != report.Killed {
@@ -122,6 +86,60 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		return rep, ErrInterrupted
 	}
 	return rep, nil
+}
+
+// answered returns the report of a run that ran no mutant: prior's, with
+// results (from the cache, or equivalent), after calling cfg.AfterBaseline
+// with prior's tests.
+func (p *prepared) answered(cfg config, prior *report.Report, results []report.Mutant, tce *tceResult, cached bool) (*report.Report, error) {
+	if cfg.AfterBaseline != nil {
+		if err := cfg.AfterBaseline(prior.Baseline.TestNames); err != nil {
+			return nil, err
+		}
+	}
+	rep := *prior
+	rep.Mutants, rep.Summary, rep.Cached, rep.Dropped, rep.Interrupted = results, report.Summarize(results), cached, nil, false
+	if tce != nil {
+		rep.TCE = tce.report()
+	}
+	dropInvalid(cfg, &rep)
+	return &rep, nil
+}
+
+// runMissing runs the baseline and the mutants at the indexes missing of
+// results, and returns results with them filled in (a mutant interrupted
+// before it finished is left out), and each duplicate of dups (index: the
+// index of its twin) with its twin's verdict.
+func (p *prepared) runMissing(ctx context.Context, cfg config, results []report.Mutant, missing []int, dups map[int]int) (*report.Report, []report.Mutant, error) {
+	// Only the mutants the cache lacks run, and are built.
+	sub, subCfg := p.subset(cfg, missing)
+	b, err := runBaseline(ctx, subCfg, sub)
+	if err != nil {
+		return nil, nil, interrupted(ctx, err)
+	}
+	if cfg.AfterBaseline != nil {
+		if err := cfg.AfterBaseline(b.Result.Names()); err != nil {
+			return nil, nil, err
+		}
+	}
+	rep, err := runMutants(ctx, subCfg, sub, b)
+	if err != nil {
+		return nil, nil, interrupted(ctx, err)
+	}
+	for i, j := range missing {
+		results[j] = rep.Mutants[i] // no ID: interrupted before it finished
+	}
+	for i, j := range dups {
+		if results[j].ID == "" {
+			results[i] = report.Mutant{}
+		} else {
+			results[i] = duplicate(results[i], results[j])
+		}
+	}
+	if rep.Interrupted {
+		results = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
+	}
+	return rep, results, nil
 }
 
 // dropInvalid drops the generated mutants of rep that are not valid Go,

@@ -184,9 +184,9 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 	slices.Sort(r.runs)
 	// The killer's failure was a run of it alone: the run of the reference
 	// alone that it is compared with is coverage's, and it is trusted
-	// once it has passed trustPasses runs alone without a mutant
+	// once it has passed TrustPasses runs alone without a mutant
 	// (coverage's two count).
-	if r.builds != 2 || strings.Join(r.runs, ",") != strings.Repeat(",", 8+trustPasses-2+1)+"flipped,same" {
+	if r.builds != 2 || strings.Join(r.runs, ",") != strings.Repeat(",", 8+defaultPolicy.TrustPasses-2+1)+"flipped,same" {
 		t.Errorf("builds %d, runs %q; want 2 builds (plain, switched) and the baseline, the inactive run, two coverage runs per test, a run per covered mutant, the checks of the killer's pass and the reference after them", r.builds, r.runs)
 	}
 	if got := rep.Mutants[1].CoveredBy; !slices.Equal(got, []string{"TestMax"}) {

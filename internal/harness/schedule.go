@@ -129,64 +129,26 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	if sb := b.switched; sb != nil && sb.err != nil {
 		return nil, sb.err
 	}
-	pr := cfg.Progress
 	total := len(p.Applied)
 	each := limit.Round(time.Second).String()
 	if p.memory > 0 {
 		each += " and " + text.Bytes(p.memory) + " of memory"
 	}
 	cfg.phase("mutants", "running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
-
-	results := make([]report.Mutant, total)
-	k := newKillers()
-	jobs := max(cfg.Jobs, 1)
+	s := &scheduler{cfg: cfg, p: p, b: b, limit: limit, results: make([]report.Mutant, total), k: newKillers()}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(jobs)
-	var (
-		mu   sync.Mutex
-		done int
-		// suspects are the mutants that ran since the tree was last found
-		// unchanged: any of them may have changed it.
-		suspects []string
-	)
+	g.SetLimit(max(cfg.Jobs, 1))
 	for i, a := range p.Applied {
-		g.Go(func() error {
-			mu.Lock()
-			suspects = append(suspects, a.Mutant.ID)
-			mu.Unlock()
-			r, err := runMutant(gctx, cfg, p, b, a, filepath.Join(p.tmp, "mutant", strconv.Itoa(i)), limit, k)
-			if err != nil {
-				return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
-			}
-			changed := p.bins.changed()
-			mu.Lock()
-			defer mu.Unlock()
-			if err := p.checkTree(naming("mutant", "mutants", suspects)); err != nil {
-				return err
-			}
-			if len(changed) > 0 {
-				return fmt.Errorf("the test %s %s changed while %s ran; no verdict of this run can be trusted (the next run builds %s again)",
-					text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), naming("mutant", "mutants", suspects), text.Plural(len(changed), "it", "them"))
-			}
-			suspects = slices.DeleteFunc(suspects, func(id string) bool { return id == a.Mutant.ID })
-			if gctx.Err() != nil && ctx.Err() != nil {
-				return ctx.Err() // interrupted while it ran: not a verdict
-			}
-			results[i] = r
-			done++
-			pr.Printf("[%d/%d] %s: %s (%.1fs)", done, total, a.Mutant.ID, describe(r), r.Seconds)
-			pr.Status("%d/%d done", done, total)
-			return nil
-		})
+		g.Go(func() error { return s.run(ctx, gctx, i, a) })
 	}
 	err := g.Wait()
-	pr.Done()
+	cfg.Progress.Done()
 	interrupted := false
 	switch {
-	case ctx.Err() != nil && done > 0:
+	case ctx.Err() != nil && s.done > 0:
 		// The verdicts that finished are kept, if the reference still
 		// passes as it did: they are as good as those of a whole run.
-		pr.Printf("interrupted: running the reference once more, to keep the %s that finished", text.Count(done, "verdict", "verdicts"))
+		cfg.Progress.Printf("interrupted: running the reference once more, to keep the %s that finished", text.Count(s.done, "verdict", "verdicts"))
 		after, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer cancel()
 		if err := referenceAfter(after, cfg, p, b); err != nil {
@@ -202,13 +164,68 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 			return nil, err
 		}
 	}
+	rep := newReport(cfg, p, b, s.results, limit)
+	rep.Interrupted, rep.Seconds = interrupted, (b.Wall + time.Since(start)).Seconds()
+	return rep, nil
+}
+
+// scheduler runs the mutants of a package, cfg.Jobs at a time, and checks
+// after each that nothing it could reach has changed.
+type scheduler struct {
+	cfg     config
+	p       *prepared
+	b       *Baseline
+	limit   time.Duration
+	results []report.Mutant
+	k       *killers
+
+	mu   sync.Mutex
+	done int
+	// suspects are the mutants that ran since the tree was last found
+	// unchanged: any of them may have changed it.
+	suspects []string
+}
+
+// run runs mutant a, the i-th, with gctx, the group's context, and keeps
+// its result unless ctx, the run's, was interrupted while it ran.
+func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) error {
+	s.mu.Lock()
+	s.suspects = append(s.suspects, a.Mutant.ID)
+	s.mu.Unlock()
+	r, err := runMutant(gctx, s.cfg, s.p, s.b, a, filepath.Join(s.p.tmp, "mutant", strconv.Itoa(i)), s.limit, s.k)
+	if err != nil {
+		return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
+	}
+	changed := s.p.bins.changed()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.p.checkTree(naming("mutant", "mutants", s.suspects)); err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		return fmt.Errorf("the test %s %s changed while %s ran; no verdict of this run can be trusted (the next run builds %s again)",
+			text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), naming("mutant", "mutants", s.suspects), text.Plural(len(changed), "it", "them"))
+	}
+	s.suspects = slices.DeleteFunc(s.suspects, func(id string) bool { return id == a.Mutant.ID })
+	if gctx.Err() != nil && ctx.Err() != nil {
+		return ctx.Err() // interrupted while it ran: not a verdict
+	}
+	s.results[i] = r
+	s.done++
+	total := len(s.results)
+	s.cfg.Progress.Printf("[%d/%d] %s: %s (%.1fs)", s.done, total, a.Mutant.ID, describe(r), r.Seconds)
+	s.cfg.Progress.Status("%d/%d done", s.done, total)
+	return nil
+}
+
+// newReport returns the report of the results of p's mutants.
+func newReport(cfg config, p *prepared, b *Baseline, results []report.Mutant, limit time.Duration) *report.Report {
 	return &report.Report{
-		Interrupted: interrupted,
 		Module:      p.Target.Module,
 		Package:     p.Target.Rel,
 		GoVersion:   p.goEnv["GOVERSION"],
 		Mode:        cfg.mode(),
-		Jobs:        jobs,
+		Jobs:        max(cfg.Jobs, 1),
 		Limit:       limit.Seconds(),
 		MemoryLimit: p.memory,
 		Isolation:   map[bool]report.Isolation{true: report.IsolationFull, false: report.IsolationReduced}[p.isolated],
@@ -216,8 +233,7 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 		Mutants:     results,
 		FlakyTests:  b.refs.flakyTests(),
 		Summary:     report.Summarize(results),
-		Seconds:     (b.Wall + time.Since(start)).Seconds(),
-	}, nil
+	}
 }
 
 // referenceAfter runs the reference once more after the mutants (the

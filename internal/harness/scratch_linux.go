@@ -3,9 +3,10 @@ package harness
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/fencelab/fencelab/internal/proc"
 )
 
 // minScratch is the free space a scratch directory needs: a few test
@@ -26,19 +27,13 @@ func roomy(dir string) bool {
 // killInside kills every process whose program or working directory is
 // under dir.
 func killInside(dir string) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
 	prefix := dir + string(filepath.Separator)
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+	for _, pid := range proc.PIDs() {
+		if pid == os.Getpid() {
 			continue
 		}
 		for _, link := range []string{"exe", "cwd"} {
-			target, err := os.Readlink(filepath.Join("/proc", e.Name(), link))
-			if err == nil && strings.HasPrefix(strings.TrimSuffix(target, " (deleted)")+string(filepath.Separator), prefix) {
+			if target := proc.Link(pid, link); target != "" && strings.HasPrefix(target+string(filepath.Separator), prefix) {
 				syscall.Kill(pid, syscall.SIGKILL)
 				break
 			}

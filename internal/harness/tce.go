@@ -25,10 +25,6 @@ type tceResult struct {
 	info       *report.TCE
 }
 
-// tceBudget is the time that trivial compiler equivalence may take, by
-// its estimate, in a run that is not -full.
-var tceBudget = time.Minute
-
 // tce compiles the package with each generated mutant at the indexes in
 // which, and compares what the compiler emits (Papadakis et al., "Trivial
 // Compiler Equivalence: A Large Scale Empirical Study of a Simple, Fast
@@ -57,54 +53,12 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 	start := time.Now()
 	pr := cfg.Progress
 	cfg.phase("equivalence", "compiling %s to find those the compiler makes equivalent (-no-tce skips it)", text.Count(len(todo), "generated mutant", "generated mutants"))
-	// The compiler itself, when the package is Go files alone; else go
-	// build, which does the same with more work per compile.
-	comp, err := gotest.NewCompiler(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, filepath.Join(p.tmp, "tce"))
-	if err != nil {
-		if ctx.Err() != nil {
-			pr.Done()
-			return nil, ctx.Err()
-		}
-		comp = nil
-	}
-	p.compiler = comp
-	refStart := time.Now()
-	ref, err := p.codeSum(ctx, cfg, filepath.Join(p.tmp, "tce", "reference"), nil)
-	if err != nil {
+	ref, ok, err := p.tceReference(ctx, cfg, len(todo))
+	if !ok || err != nil {
 		pr.Done()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		pr.Printf("no trivial compiler equivalence: the package does not compile alone")
-		return nil, nil
+		return nil, err
 	}
-	// A run that stops at each mutant's first failing test is for a
-	// score: there, compiling every mutant of a large package can cost
-	// many times the run itself, and is left out past a budget. A full
-	// run (an exercise being written) always compiles them.
-	if est := time.Since(refStart) * time.Duration(len(todo)) / time.Duration(max(cfg.Jobs, 1)); !cfg.Full && est > tceBudget {
-		pr.Done()
-		pr.Printf("no trivial compiler equivalence: %s of %.1fs each would take about %s, more than the %s it may take in a run that stops at the first failure (-full runs it)",
-			text.Count(len(todo), "compile", "compiles"), time.Since(refStart).Seconds(), est.Round(time.Second), tceBudget)
-		return nil, nil
-	}
-	sums := make([]string, len(todo))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(cfg.Jobs, 1))
-	for k, i := range todo {
-		g.Go(func() error {
-			a := p.Applied[i]
-			sum, err := p.codeSum(gctx, cfg, filepath.Join(p.tmp, "tce", strconv.Itoa(i)), map[string][]byte{a.File: a.Mutated})
-			if gctx.Err() != nil {
-				return gctx.Err()
-			}
-			if err == nil {
-				sums[k] = sum
-			}
-			return nil
-		})
-	}
-	err = g.Wait()
+	sums, err := p.codeSums(ctx, cfg, todo)
 	pr.Done()
 	if err != nil {
 		return nil, err
@@ -127,6 +81,66 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 	res.info = &report.TCE{Compiled: len(todo), Equivalent: len(res.equivalent), Duplicates: len(res.twin), Seconds: time.Since(start).Seconds()}
 	pr.Printf("trivial compiler equivalence: %d equivalent to the reference, %s (%.1fs)", res.info.Equivalent, text.Count(res.info.Duplicates, "duplicate", "duplicates"), res.info.Seconds)
 	return res, nil
+}
+
+// tceReference sets up the compiler and compiles the reference, and
+// returns the hash of its code; ok is false, and the progress says why,
+// when the package does not compile alone, or when compiling n mutants
+// would take more than policy.TCEBudget in a run that stops at the first
+// failure.
+func (p *prepared) tceReference(ctx context.Context, cfg config, n int) (ref string, ok bool, err error) {
+	// The compiler itself, when the package is Go files alone; else go
+	// build, which does the same with more work per compile.
+	comp, err := gotest.NewCompiler(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, filepath.Join(p.tmp, "tce"))
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		comp = nil
+	}
+	p.compiler = comp
+	refStart := time.Now()
+	ref, err = p.codeSum(ctx, cfg, filepath.Join(p.tmp, "tce", "reference"), nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		cfg.Progress.Printf("no trivial compiler equivalence: the package does not compile alone")
+		return "", false, nil
+	}
+	// A run that stops at each mutant's first failing test is for a
+	// score: there, compiling every mutant of a large package can cost
+	// many times the run itself, and is left out past a budget. A full
+	// run (an exercise being written) always compiles them.
+	if est := time.Since(refStart) * time.Duration(n) / time.Duration(max(cfg.Jobs, 1)); !cfg.Full && est > cfg.policy().TCEBudget {
+		cfg.Progress.Printf("no trivial compiler equivalence: %s of %.1fs each would take about %s, more than the %s it may take in a run that stops at the first failure (-full runs it)",
+			text.Count(n, "compile", "compiles"), time.Since(refStart).Seconds(), est.Round(time.Second), cfg.policy().TCEBudget)
+		return "", false, nil
+	}
+	return ref, true, nil
+}
+
+// codeSums compiles the mutants at the indexes todo, cfg.Jobs at a time,
+// and returns the hash of each one's code, in order ("" for one that does
+// not compile).
+func (p *prepared) codeSums(ctx context.Context, cfg config, todo []int) ([]string, error) {
+	sums := make([]string, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(cfg.Jobs, 1))
+	for k, i := range todo {
+		g.Go(func() error {
+			a := p.Applied[i]
+			sum, err := p.codeSum(gctx, cfg, filepath.Join(p.tmp, "tce", strconv.Itoa(i)), map[string][]byte{a.File: a.Mutated})
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			if err == nil {
+				sums[k] = sum
+			}
+			return nil
+		})
+	}
+	return sums, g.Wait()
 }
 
 // codeSum compiles the package with files overlaid (none for the

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -174,13 +173,13 @@ func TestTCE_AfterTheRunOnlyTheMutantsNoTestKilled(t *testing.T) {
 // stops at the first failure, and kept in a full one.
 func TestTCE_PastItsBudgetOnlyInFullRuns(t *testing.T) {
 	dir, ms := shelfMutants(t)
-	defer func(b time.Duration) { tceBudget = b }(tceBudget)
-	tceBudget = 0
-	early := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true})
+	pol := defaultPolicy
+	pol.TCEBudget = 0
+	early := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Policy: &pol})
 	if early.TCE != nil || early.Summary.Count(report.Equivalent) != 0 {
 		t.Errorf("an early-kill run past the budget: TCE = %+v, %d equivalent; want none", early.TCE, early.Summary.Count(report.Equivalent))
 	}
-	full := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true})
+	full := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true, Policy: &pol})
 	if full.TCE == nil || full.TCE.Equivalent != 1 {
 		t.Errorf("a full run past the budget: TCE = %+v, want it run, 1 equivalent", full.TCE)
 	}

@@ -102,39 +102,16 @@ func (p *Package) Switch(ms []*Mutant, exclude map[string]string, noMark map[str
 	for id, why := range exclude {
 		sw.Excluded[id] = why
 	}
-	// Bodies first: a body's fragment is the whole body, which any other
-	// switch in the same function would change.
-	order := slices.Clone(ms)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].Kind == Body && order[j].Kind != Body })
-
 	copies := map[*sourceFile]*ast.File{}
-	skip := map[ast.Node]bool{} // the mutant side of every switch made so far
+	copyOf := func(sf *sourceFile) *ast.File {
+		if copies[sf] == nil {
+			copies[sf] = astcopy.File(sf.ast)
+		}
+		return copies[sf]
+	}
 	h := newHelpers(p.typed)
-	for _, m := range order {
-		if _, ok := sw.Excluded[m.ID]; ok {
-			continue
-		}
-		if err := m.Check(); err != nil {
-			return nil, err
-		}
-		sf, err := p.fileOf(m)
-		if err != nil {
-			return nil, err
-		}
-		f := copies[sf]
-		if f == nil {
-			f = astcopy.File(sf.ast)
-			copies[sf] = f
-		}
-		constant, why := switchOne(sf.path, p.fset, f, m, skip, h)
-		if why != "" {
-			sw.Excluded[m.ID] = why
-			continue
-		}
-		sw.Included = append(sw.Included, m.ID)
-		if constant {
-			sw.Constants = append(sw.Constants, m.ID)
-		}
+	if err := p.switchAll(sw, ms, copyOf, h); err != nil {
+		return nil, err
 	}
 	for _, m := range ms {
 		if _, ok := sw.Excluded[m.ID]; !ok || noMark[m.ID] {
@@ -144,42 +121,77 @@ func (p *Package) Switch(ms []*Mutant, exclude map[string]string, noMark map[str
 		if err != nil {
 			continue // not a function of the package: nothing to mark
 		}
-		f := copies[sf]
-		if f == nil {
-			f = astcopy.File(sf.ast)
-			copies[sf] = f
-		}
-		if markReached(sf.path, f, m) {
+		if markReached(sf.path, copyOf(sf), m) {
 			sw.Reached = append(sw.Reached, m.ID)
 		}
 	}
 	// Keep the order of ms.
-	order2 := func(a, b string) int {
+	order := func(a, b string) int {
 		return slices.IndexFunc(ms, func(m *Mutant) bool { return m.ID == a }) -
 			slices.IndexFunc(ms, func(m *Mutant) bool { return m.ID == b })
 	}
-	slices.SortFunc(sw.Included, order2)
-	slices.SortFunc(sw.Reached, order2)
-
+	slices.SortFunc(sw.Included, order)
+	slices.SortFunc(sw.Reached, order)
 	for sf, f := range copies {
-		var buf bytes.Buffer
-		if err := format.Node(&buf, p.fset, f); err != nil {
-			return nil, fmt.Errorf("print the switched %s: %w", filepath.Base(sf.path), err)
-		}
-		out := buf.Bytes()
-		printed, err := parser.ParseFile(token.NewFileSet(), sf.path, out, parseMode)
-		if err != nil {
-			return nil, fmt.Errorf("the switched %s does not parse: %w", filepath.Base(sf.path), err)
-		}
-		sw.Files[sf.path] = out
-		for id, s := range switchSpans(printed, out) {
-			s.file = sf.path
-			sw.spans[id] = s
+		if err := p.printSwitched(sw, sf, f); err != nil {
+			return nil, err
 		}
 	}
 	sw.Files[filepath.Join(p.Dir, HelperFile)] = helper(p.Name, h)
 	sw.Generic = h.generic
 	return sw, nil
+}
+
+// switchAll switches every mutant of ms in that sw does not exclude, in
+// the copies of their files that copyOf gives, or excludes it, saying why.
+// Bodies go first: a body's fragment is the whole body, which any other
+// switch in the same function would change.
+func (p *Package) switchAll(sw *Switched, ms []*Mutant, copyOf func(*sourceFile) *ast.File, h *helpers) error {
+	order := slices.Clone(ms)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].Kind == Body && order[j].Kind != Body })
+	skip := map[ast.Node]bool{} // the mutant side of every switch made so far
+	for _, m := range order {
+		if _, ok := sw.Excluded[m.ID]; ok {
+			continue
+		}
+		if err := m.Check(); err != nil {
+			return err
+		}
+		sf, err := p.fileOf(m)
+		if err != nil {
+			return err
+		}
+		constant, why := switchOne(sf.path, p.fset, copyOf(sf), m, skip, h)
+		if why != "" {
+			sw.Excluded[m.ID] = why
+			continue
+		}
+		sw.Included = append(sw.Included, m.ID)
+		if constant {
+			sw.Constants = append(sw.Constants, m.ID)
+		}
+	}
+	return nil
+}
+
+// printSwitched prints f, the switched copy of sf, into sw, and records
+// where each switch is in it.
+func (p *Package) printSwitched(sw *Switched, sf *sourceFile, f *ast.File) error {
+	var buf bytes.Buffer
+	if err := format.Node(&buf, p.fset, f); err != nil {
+		return fmt.Errorf("print the switched %s: %w", filepath.Base(sf.path), err)
+	}
+	out := buf.Bytes()
+	printed, err := parser.ParseFile(token.NewFileSet(), sf.path, out, parseMode)
+	if err != nil {
+		return fmt.Errorf("the switched %s does not parse: %w", filepath.Base(sf.path), err)
+	}
+	sw.Files[sf.path] = out
+	for id, s := range switchSpans(printed, out) {
+		s.file = sf.path
+		sw.spans[id] = s
+	}
+	return nil
 }
 
 // Blame returns the ids of the switched mutants whose switch is the

@@ -115,41 +115,10 @@ func (t *TCE) add(u *TCE) *TCE {
 // order. It refuses shards of different runs, a shard given twice or
 // missing, and mutants that are not each in exactly one shard.
 func Merge(shards []*Report) (*Report, error) {
-	if len(shards) == 0 {
-		return nil, fmt.Errorf("no reports to merge")
+	if err := checkShards(shards); err != nil {
+		return nil, err
 	}
 	first := shards[0]
-	if first.Shard == nil {
-		return nil, fmt.Errorf("report 1 is not a shard: run mutate run -shard k/n -json for each k")
-	}
-	n := first.Shard.Count
-	seen := make([]bool, n+1)
-	for i, r := range shards {
-		switch {
-		case r.Shard == nil:
-			return nil, fmt.Errorf("report %d is not a shard: run mutate run -shard k/n -json for each k", i+1)
-		case r.Shard.Count != n || r.Shard.Total != first.Shard.Total || r.Module != first.Module || r.Package != first.Package:
-			return nil, fmt.Errorf("report %d is shard %s of %d mutants of %s %s, report 1 shard %s of %d mutants of %s %s: not one run",
-				i+1, r.Shard, r.Shard.Total, r.Module, r.Package, first.Shard, first.Shard.Total, first.Module, first.Package)
-		case r.Shard.Index < 1 || r.Shard.Index > n:
-			return nil, fmt.Errorf("report %d is shard %s: no such shard", i+1, r.Shard)
-		case seen[r.Shard.Index]:
-			return nil, fmt.Errorf("shard %s is given twice", r.Shard)
-		case r.Interrupted:
-			return nil, fmt.Errorf("shard %s was interrupted: its result is partial; run it again", r.Shard)
-		}
-		seen[r.Shard.Index] = true
-	}
-	var missing []string
-	for k := 1; k <= n; k++ {
-		if !seen[k] {
-			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("shard %s missing: merge needs every shard of the run", strings.Join(missing, ", "))
-	}
-
 	out := *first
 	out.Shard, out.Mutants, out.Dropped, out.Seconds, out.Cached, out.TCE, out.NotRun = nil, []Mutant{}, nil, 0, true, nil, nil
 	names := map[string]bool{}
@@ -163,21 +132,10 @@ func Merge(shards []*Report) (*Report, error) {
 			ordinals[m.Ordinal] = m.ID
 			out.Mutants = append(out.Mutants, m)
 		}
-		out.Dropped = append(out.Dropped, r.Dropped...)
 		for _, t := range r.Baseline.TestNames {
 			names[t] = true
 		}
-		out.Baseline.Seconds = max(out.Baseline.Seconds, r.Baseline.Seconds)
-		out.Seconds = max(out.Seconds, r.Seconds) // the shards run side by side
-		out.Limit, out.MemoryLimit = max(out.Limit, r.Limit), max(out.MemoryLimit, r.MemoryLimit)
-		out.Isolation = out.Isolation.join(r.Isolation)
-		out.Cached = out.Cached && r.Cached
-		out.TCE = out.TCE.add(r.TCE)
-		for _, nr := range r.NotRun {
-			if !slices.ContainsFunc(out.NotRun, func(o NotRun) bool { return o.Package == nr.Package }) {
-				out.NotRun = append(out.NotRun, nr)
-			}
-		}
+		out.addShard(r)
 	}
 	// A package that did not run has no mutants in any shard.
 	if got, want := len(out.Mutants)+len(out.Dropped), first.Shard.Total; got != want && len(out.NotRun) == 0 {
@@ -201,4 +159,62 @@ func Merge(shards []*Report) (*Report, error) {
 	out.Baseline.Tests = len(out.Baseline.TestNames)
 	out.Subsume()
 	return &out, nil
+}
+
+// checkShards checks that shards are every shard of one run, once each,
+// and none interrupted.
+func checkShards(shards []*Report) error {
+	if len(shards) == 0 {
+		return fmt.Errorf("no reports to merge")
+	}
+	first := shards[0]
+	if first.Shard == nil {
+		return fmt.Errorf("report 1 is not a shard: run mutate run -shard k/n -json for each k")
+	}
+	n := first.Shard.Count
+	seen := make([]bool, n+1)
+	for i, r := range shards {
+		switch {
+		case r.Shard == nil:
+			return fmt.Errorf("report %d is not a shard: run mutate run -shard k/n -json for each k", i+1)
+		case r.Shard.Count != n || r.Shard.Total != first.Shard.Total || r.Module != first.Module || r.Package != first.Package:
+			return fmt.Errorf("report %d is shard %s of %d mutants of %s %s, report 1 shard %s of %d mutants of %s %s: not one run",
+				i+1, r.Shard, r.Shard.Total, r.Module, r.Package, first.Shard, first.Shard.Total, first.Module, first.Package)
+		case r.Shard.Index < 1 || r.Shard.Index > n:
+			return fmt.Errorf("report %d is shard %s: no such shard", i+1, r.Shard)
+		case seen[r.Shard.Index]:
+			return fmt.Errorf("shard %s is given twice", r.Shard)
+		case r.Interrupted:
+			return fmt.Errorf("shard %s was interrupted: its result is partial; run it again", r.Shard)
+		}
+		seen[r.Shard.Index] = true
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if !seen[k] {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("shard %s missing: merge needs every shard of the run", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// addShard adds what shard s ran beside the others to r: its dropped
+// mutants, its limits and times (the shards run side by side), whether
+// it was cached, its TCE and the packages it could not run.
+func (r *Report) addShard(s *Report) {
+	r.Dropped = append(r.Dropped, s.Dropped...)
+	r.Baseline.Seconds = max(r.Baseline.Seconds, s.Baseline.Seconds)
+	r.Seconds = max(r.Seconds, s.Seconds)
+	r.Limit, r.MemoryLimit = max(r.Limit, s.Limit), max(r.MemoryLimit, s.MemoryLimit)
+	r.Isolation = r.Isolation.join(s.Isolation)
+	r.Cached = r.Cached && s.Cached
+	r.TCE = r.TCE.add(s.TCE)
+	for _, nr := range s.NotRun {
+		if !slices.ContainsFunc(r.NotRun, func(o NotRun) bool { return o.Package == nr.Package }) {
+			r.NotRun = append(r.NotRun, nr)
+		}
+	}
 }

@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/fencelab/fencelab/internal/text"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // TextOptions say what the kill matrix shows.
@@ -23,19 +24,35 @@ type TextOptions struct {
 // number: see TextOptions.Exercise), then the summary line.
 func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	var b strings.Builder
+	r.writeHeader(&b)
+	r.writeMatrix(&b)
+	for _, m := range r.Mutants {
+		writeMutant(&b, m, opt)
+	}
+	r.writeFooter(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeHeader writes the baseline's line, and what the run was short of.
+func (r *Report) writeHeader(b *strings.Builder) {
 	cached := ""
 	if r.Cached {
 		cached = " (results from the cache: the sources, tests and mutants are unchanged)"
 	}
-	fmt.Fprintf(&b, "baseline %s: %s passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, text.Count(r.Baseline.Tests, "test", "tests"), r.Baseline.Seconds, r.Limit, cached)
+	fmt.Fprintf(b, "baseline %s: %s passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, text.Count(r.Baseline.Tests, "test", "tests"), r.Baseline.Seconds, r.Limit, cached)
 	if r.Isolation == IsolationReduced {
 		b.WriteString("isolation reduced (-no-sandbox): the test binaries ran without sandboxes, as you; nothing was cached\n")
 	}
 	if len(r.FlakyTests) > 0 {
-		fmt.Fprintf(&b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
+		fmt.Fprintf(b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+}
+
+// writeMatrix writes the table: a row per mutant.
+func (r *Report) writeMatrix(b *strings.Builder) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tMUTANT\tSTATUS\tTIME\tFAILED TESTS")
 	for _, m := range r.Mutants {
 		step := "-"
@@ -45,43 +62,49 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fs\t%s\n", step, m.ID, m.Status, m.Seconds, countNote(m))
 	}
 	tw.Flush()
-	for _, m := range r.Mutants {
-		step := text.StepPrefix(m.Step)
-		title := ""
-		if m.Title != "" {
-			title = ": " + m.Title
-		}
-		fmt.Fprintf(&b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
-		switch {
-		case opt.Exercise[m.ID] && len(m.FailedTests) > 0:
-			fmt.Fprintf(&b, "  %s failed under it: which, an exercise's answers, check shows after you predict (or run -answers)\n", text.Count(len(m.FailedTests), "test", "tests"))
-		default:
-			for i, name := range m.FailedTests {
-				fmt.Fprintf(&b, "  %s\n", name)
-				if opt.Verbose && m.Failures[i].Message != "" {
-					fmt.Fprintf(&b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
-				}
+}
+
+// writeMutant writes what the matrix says of m under its row.
+func writeMutant(b *strings.Builder, m Mutant, opt TextOptions) {
+	step := text.StepPrefix(m.Step)
+	title := ""
+	if m.Title != "" {
+		title = ": " + m.Title
+	}
+	fmt.Fprintf(b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
+	switch {
+	case opt.Exercise[m.ID] && len(m.FailedTests) > 0:
+		fmt.Fprintf(b, "  %s failed under it: which, an exercise's answers, check shows after you predict (or run -answers)\n", text.Count(len(m.FailedTests), "test", "tests"))
+	default:
+		for i, name := range m.FailedTests {
+			fmt.Fprintf(b, "  %s\n", name)
+			if opt.Verbose && m.Failures[i].Message != "" {
+				fmt.Fprintf(b, "%s\n", text.Indent(m.Failures[i].Message, "      "))
 			}
-		}
-		if say := m.Status.def().matrix; say != nil {
-			fmt.Fprintf(&b, "  %s\n", say(m))
-			if m.Status == Crashed && m.Output != "" {
-				fmt.Fprintf(&b, "%s\n", text.Indent(m.Output, "      "))
-			}
-		}
-		if m.DuplicateOf != "" {
-			fmt.Fprintf(&b, "  a duplicate of %s: it compiles to the same code, so it did not run and has its verdict\n", m.DuplicateOf)
-		}
-		if len(m.SubsumedBy) > 0 && m.Operator != "" {
-			fmt.Fprintf(&b, "  subsumed by %s: every test that kills %s kills it\n", strings.Join(m.SubsumedBy, ", "), text.Plural(len(m.SubsumedBy), "that mutant", "one of those"))
-		}
-		if len(m.FlakyTests) > 0 && m.Status != Flaky {
-			fmt.Fprintf(&b, "  flaky, not counted: %s (failed, then passed when run again, or failed without the mutant too)\n", strings.Join(m.FlakyTests, ", "))
 		}
 	}
-	fmt.Fprintf(&b, "\n%s\n", r.Summary)
+	if say := m.Status.def().matrix; say != nil {
+		fmt.Fprintf(b, "  %s\n", say(m))
+		if m.Status == Crashed && m.Output != "" {
+			fmt.Fprintf(b, "%s\n", text.Indent(m.Output, "      "))
+		}
+	}
+	if m.DuplicateOf != "" {
+		fmt.Fprintf(b, "  a duplicate of %s: it compiles to the same code, so it did not run and has its verdict\n", m.DuplicateOf)
+	}
+	if len(m.SubsumedBy) > 0 && m.Operator != "" {
+		fmt.Fprintf(b, "  subsumed by %s: every test that kills %s kills it\n", strings.Join(m.SubsumedBy, ", "), text.Plural(len(m.SubsumedBy), "that mutant", "one of those"))
+	}
+	if len(m.FlakyTests) > 0 && m.Status != Flaky {
+		fmt.Fprintf(b, "  flaky, not counted: %s (failed, then passed when run again, or failed without the mutant too)\n", strings.Join(m.FlakyTests, ", "))
+	}
+}
+
+// writeFooter writes the summary and what the run cost.
+func (r *Report) writeFooter(b *strings.Builder) {
+	fmt.Fprintf(b, "\n%s\n", r.Summary)
 	if r.CPUs > 0 && r.Seconds > 0 && !r.Cached {
-		fmt.Fprintf(&b, "ran in %.1fs on %d CPUs, %.0f%% busy; %.0f%% of the mutants' time in the runs that decided their verdicts\n",
+		fmt.Fprintf(b, "ran in %.1fs on %d CPUs, %.0f%% busy; %.0f%% of the mutants' time in the runs that decided their verdicts\n",
 			r.Seconds, r.CPUs, 100*r.CPUSeconds/(r.Seconds*float64(r.CPUs)), 100*r.Efficiency)
 	}
 	if t := r.TCE; t != nil {
@@ -89,21 +112,19 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		if r.Seconds > 0 {
 			share = fmt.Sprintf(", %.0f%% of the run", 100*t.Seconds/r.Seconds)
 		}
-		fmt.Fprintf(&b, "trivial compiler equivalence: %s compiled in %.1fs%s; %d equivalent to the reference, %s\n",
+		fmt.Fprintf(b, "trivial compiler equivalence: %s compiled in %.1fs%s; %d equivalent to the reference, %s\n",
 			text.Count(t.Compiled, "generated mutant", "generated mutants"), t.Seconds, share, t.Equivalent, text.Count(t.Duplicates, "duplicate", "duplicates"))
 	}
 	if s := r.Summary; s.Subsumed && r.generated() {
-		fmt.Fprintf(&b, "subsumption: %s; subsuming score %.2f (the plain score %.2f)\n",
+		fmt.Fprintf(b, "subsumption: %s; subsuming score %.2f (the plain score %.2f)\n",
 			text.Count(s.Dominators, "dominator", "dominators"), s.SubsumingScore, s.Score)
 	}
 	for _, n := range r.NotRun {
-		fmt.Fprintf(&b, "not run: %s: %s\n", n.Package, text.FirstLine(n.Reason))
+		fmt.Fprintf(b, "not run: %s: %s\n", n.Package, text.FirstLine(n.Reason))
 	}
 	if r.Interrupted {
-		fmt.Fprintf(&b, "interrupted: a partial result, of the %s that finished\n", text.Count(len(r.Mutants), "mutant", "mutants"))
+		fmt.Fprintf(b, "interrupted: a partial result, of the %s that finished\n", text.Count(len(r.Mutants), "mutant", "mutants"))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func countNote(m Mutant) string {

@@ -1,0 +1,168 @@
+// Package proc reads what the harness needs of the machine's processes
+// from Linux's /proc: their ids, parents, groups and states, their
+// children, memory, environments and links. Every function returns what
+// it could read: a process that ends while it is read reads as gone (nil,
+// 0, ""), never as an error, since processes come and go. Elsewhere than
+// Linux the package reads nothing (Available is false).
+package proc
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Available says that /proc can be read here.
+const Available = true
+
+// PIDs returns the ids of every process, in /proc's order.
+func PIDs() []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Stat is what /proc/PID/stat says of a process, after its command's name:
+// Fields[0] is its state, [1] its parent, [2] its process group, [19]
+// when it started (see proc(5)).
+type Stat struct {
+	Fields []string
+}
+
+// ReadStat reads the stat of process pid; ok is false if it is gone.
+func ReadStat(pid int) (st Stat, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Stat{}, false
+	}
+	// pid (comm) state ...; comm may hold spaces and ')'.
+	s := string(data)
+	st.Fields = strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return st, len(st.Fields) >= 3
+}
+
+// Zombie reports whether the process has ended and is not reaped.
+func (st Stat) Zombie() bool { return len(st.Fields) > 0 && st.Fields[0] == "Z" }
+
+// Parent returns the id of the process's parent.
+func (st Stat) Parent() int { return st.int(1) }
+
+// Group returns the id of the process's group.
+func (st Stat) Group() int { return st.int(2) }
+
+// Started returns when the process started, in clock ticks since boot; -1
+// if unknown.
+func (st Stat) Started() int64 {
+	if len(st.Fields) < 20 {
+		return -1
+	}
+	n, err := strconv.ParseInt(st.Fields[19], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// CPUTicks returns the CPU time of the process and of the children it
+// waited for (utime, stime, cutime and cstime), in clock ticks; ok is
+// false if unknown.
+func (st Stat) CPUTicks() (ticks int64, ok bool) {
+	if len(st.Fields) < 15 {
+		return 0, false
+	}
+	for _, f := range st.Fields[11:15] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		ticks += n
+	}
+	return ticks, true
+}
+
+func (st Stat) int(i int) int {
+	if len(st.Fields) <= i {
+		return 0
+	}
+	n, _ := strconv.Atoi(st.Fields[i])
+	return n
+}
+
+// Children returns the ids of pid's children: from its threads' children
+// files, which name them at once, where the kernel has them
+// (CONFIG_PROC_CHILDREN), else from every process's stat.
+func Children(pid int) []int {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	if len(tasks) == 0 {
+		var kids []int
+		for _, p := range PIDs() {
+			if st, ok := ReadStat(p); ok && st.Parent() == pid {
+				kids = append(kids, p)
+			}
+		}
+		return kids
+	}
+	var kids []int
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for f := range strings.FieldsSeq(string(data)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
+}
+
+// ResidentMemory returns the anonymous and shared resident memory of
+// process pid, in bytes, as its status counts it (file pages, such as a
+// binary's code, are the page cache's); 0 if it is gone.
+func ResidentMemory(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	var kib int64
+	for line := range strings.Lines(string(data)) {
+		name, rest, _ := strings.Cut(line, ":")
+		if name != "RssAnon" && name != "RssShmem" {
+			continue
+		}
+		if f := strings.Fields(rest); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			kib += n
+		}
+	}
+	return kib << 10
+}
+
+// Environ returns the environment process pid started with, KEY=VALUE.
+func Environ(pid int) []string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// Link returns where the link name of process pid points ("exe", "cwd"),
+// without the " (deleted)" of a file that is gone; "" if unknown.
+func Link(pid int, name string) string {
+	target, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), name))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(target, " (deleted)")
+}

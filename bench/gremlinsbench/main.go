@@ -320,7 +320,7 @@ func runMutate(mutate, dir string, t target) (result, error) {
 	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil || rep.Interrupted || len(rep.NotRun) > 0 {
 		return result{}, fmt.Errorf("%v\n%s", cmp.Or(err, jerr), stderr.String())
 	}
-	s := rep.Summary
+	s := rep.Summary()
 	r := result{
 		tool: "mutate", target: t.name, wall: wall,
 		mutants: s.Total, killed: s.Count(report.Killed), survived: s.Count(report.Survived), notCovered: s.Count(report.NotCovered), timout: s.Count(report.Timeout),

@@ -227,8 +227,8 @@ func (b *bench) mutateRun(args ...string) (*report.Report, float64, error) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		return nil, 0, err
 	}
-	if rep.Summary.Count(report.Killed) != rep.Summary.Total {
-		return nil, 0, fmt.Errorf("mutate run %v: %s", args, rep.Summary)
+	if rep.Summary().Count(report.Killed) != rep.Summary().Total {
+		return nil, 0, fmt.Errorf("mutate run %v: %s", args, rep.Summary())
 	}
 	return &rep, d, nil
 }

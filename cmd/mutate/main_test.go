@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -103,7 +104,7 @@ func TestScripts(t *testing.T) {
 			"nocmd":        cmdNocmd,
 			"waitcmd":      cmdWaitcmd,
 			"waitchild":    cmdWaitchild,
-			"sleep":        cmdSleep,
+			"waitline":     cmdWaitline,
 			"limits":       cmdLimits,
 			"minimalset":   cmdMinimalSet,
 			"holdport":     cmdHoldport,
@@ -343,8 +344,12 @@ func cmdReportJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if r.Baseline.Tests == 0 || r.Baseline.Tests != len(r.Baseline.TestNames) || r.Baseline.Seconds <= 0 {
 		ts.Fatalf("bad baseline: %+v", r.Baseline)
 	}
-	if !r.Summary.Equal(report.Summarize(r.Mutants)) {
-		ts.Fatalf("summary %+v does not count the mutants", r.Summary)
+	var written struct {
+		Summary report.Summary `json:"summary"`
+	}
+	ts.Check(json.Unmarshal(data, &written))
+	if !written.Summary.Equal(r.Summary()) {
+		ts.Fatalf("summary %+v does not count the mutants", written.Summary)
 	}
 	for _, m := range r.Mutants {
 		if m.ID == "" || m.Status == "" || m.File == "" || m.Line <= 0 || m.Seconds <= 0 {
@@ -541,15 +546,24 @@ func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// sleep DURATION waits that long: to interrupt a background command at a
-// moment of its run (nothing is asserted about time).
-func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: sleep DURATION")
+// waitline FILE REGEXP waits until a line of FILE matches REGEXP: a
+// background command's progress line says which phase it is in.
+func cmdWaitline(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitline FILE REGEXP")
 	}
-	d, err := time.ParseDuration(args[0])
+	re, err := regexp.Compile(args[1])
 	ts.Check(err)
-	time.Sleep(d)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		data, _ := os.ReadFile(ts.MkAbs(args[0]))
+		for line := range strings.Lines(string(data)) {
+			if re.MatchString(strings.TrimSuffix(line, "\n")) {
+				return
+			}
+		}
+	}
+	data, _ := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Fatalf("no line of %s matches %s:\n%s", args[0], args[1], data)
 }
 
 // holdport ADDR... listens on each address, as the host, until the script

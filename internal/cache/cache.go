@@ -264,7 +264,7 @@ func LoadRun(key string) (*report.Report, bool) {
 // StoreRun keeps rep, without its mutants, as the run of the tree of key.
 func StoreRun(key string, rep *report.Report) error {
 	r := *rep
-	r.Mutants, r.Summary, r.Cached = nil, report.Summary{}, false
+	r.Mutants, r.Cached = nil, false
 	return store("run-"+key, &r)
 }
 
@@ -277,25 +277,14 @@ func LoadMutant(key string) (report.Mutant, bool) {
 	return m, true
 }
 
-// StoreMutant keeps the result of the mutant of key, if it is confirmed
-// and complete: a timeout at the wall limit (it can come from a loaded
-// machine rather than from the mutant; one at the limit of CPU time, a
-// mutant that spins, is kept), a run stopped at its memory limit (which
-// follows from the baseline's peak), a partial set of failing tests, or a
-// run that saw a flaky test is not kept, and runs again next time.
+// StoreMutant keeps the result of the mutant of key if its status's row
+// says it may be kept (report.Mutant.Cacheable); any other runs again next
+// time.
 func StoreMutant(key string, m report.Mutant) error {
-	if !Keepable(m) {
+	if !m.Cacheable() {
 		return nil
 	}
 	return store(key, m)
-}
-
-// Keepable reports whether the result m may be kept in the cache.
-func Keepable(m report.Mutant) bool {
-	if m.Status == report.Timeout && !m.SpinsAlone {
-		return false
-	}
-	return m.Status != report.OutOfMemory && m.Status != report.Flaky && !m.Partial && len(m.FlakyTests) == 0
 }
 
 // LoadBaseline returns the baseline stored under key, if there is one.

@@ -264,7 +264,6 @@ func TestStoreLoad(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	rep := &report.Report{Package: "./calc", Baseline: report.Baseline{Tests: 1, TestNames: []string{"TestFour"}},
 		Mutants: []report.Mutant{{ID: "double", Status: report.Killed, FailedTests: []string{"TestFour"}}}}
-	rep.Summary = report.Summarize(rep.Mutants)
 	if _, ok := LoadRun("k1"); ok {
 		t.Fatal("LoadRun() of an empty cache found a run")
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -118,7 +117,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
 	fs.StringVar(&f.g.Visibility, "visibility", "visible", "`when` Gradescope shows the grade: "+strings.Join(predict.Visibilities, ", "))
 	fs.StringVar(&f.g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")
-	fs.StringVar(&f.out.stryker, "stryker", "", "also write the run to `file` as JSON in the mutation-testing-report-schema")
+	f.out.registerFiles(fs, "stryker")
 }
 
 // validate checks the flags and arguments, and the files to write, and
@@ -137,7 +136,7 @@ func (f *checkFlags) validate(fs *flag.FlagSet) (predict.Credit, error) {
 	if !slices.Contains(predict.Visibilities, f.g.Visibility) {
 		return "", fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
 	}
-	for _, file := range append(f.g.Paths(), f.out.stryker) {
+	for _, file := range append(f.g.Paths(), f.out.paths()...) {
 		if file != "" {
 			if err := outfile.Check(file, true); err != nil {
 				return "", err
@@ -222,7 +221,7 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	if !plan.Multi {
 		opt.AfterBaseline = recheck
 	}
-	rep, err := harness.Run(ctx, plan, opt)
+	rep, err := c.eng.run(ctx, plan, opt)
 	if err != nil {
 		return plan.Pending(), nil, err
 	}

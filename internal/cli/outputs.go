@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/outfile"
@@ -17,17 +18,47 @@ import (
 // check writes -stryker and -html.
 type outputs struct {
 	asJSON, github, verbose, answers bool
-	junit, stryker, html             string
-	minScore                         float64
+	// files are the report files asked for: a path by format's flag.
+	files    map[string]*string
+	minScore float64
 	// exercise are the ids of the run's mutants that are the exercise's,
 	// whose failing tests the kill matrix does not name (see
 	// exerciseIDs).
 	exercise map[string]bool
 }
 
+// fileFormat is a report that a flag writes to a file. Adding a format is
+// adding a row to fileFormats (and its writer to package report).
+type fileFormat struct {
+	flag, usage string
+	// what says what the file holds, in the line that names it.
+	what string
+	// sources: the writer needs the mutants' source files.
+	sources bool
+	write   func(w io.Writer, rep *report.Report, src report.Sources) error
+}
+
+// fileFormats lists the report files, in the order they are written.
+var fileFormats = []fileFormat{
+	{
+		flag: "junit", usage: "also write the result as JUnit XML to `file`",
+		what:  "JUnit XML, a test case per mutant",
+		write: func(w io.Writer, rep *report.Report, _ report.Sources) error { return rep.WriteJUnit(w) },
+	},
+	{
+		flag: "stryker", usage: "also write the result to `file` as JSON in the mutation-testing-report-schema (Stryker's)",
+		what: "the run in the mutation-testing-report-schema", sources: true,
+		write: func(w io.Writer, rep *report.Report, src report.Sources) error { return rep.WriteStryker(w, src) },
+	},
+	{
+		flag: "html", usage: "also write the result to `file` as a self-contained HTML report",
+		what: "the HTML report; open it in a browser", sources: true,
+		write: func(w io.Writer, rep *report.Report, src report.Sources) error { return rep.WriteHTML(w, src) },
+	},
+}
+
 func (o *outputs) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON instead of the kill matrix")
-	fs.StringVar(&o.junit, "junit", "", "also write the result as JUnit XML to `file`")
 	o.registerFiles(fs)
 	fs.BoolVar(&o.github, "github", false, "also print GitHub Actions annotations for mutants not killed")
 	fs.BoolVar(&o.verbose, "v", false, "print each failing test's message in the kill matrix")
@@ -35,10 +66,40 @@ func (o *outputs) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.minScore, "min-score", 0, "gate on the mutation score instead: exit 1 if it is below `ratio` (0.8: 80% of the mutants detected)")
 }
 
-// registerFiles registers the flags of the reports to look at.
-func (o *outputs) registerFiles(fs *flag.FlagSet) {
-	fs.StringVar(&o.stryker, "stryker", "", "also write the result to `file` as JSON in the mutation-testing-report-schema (Stryker's)")
-	fs.StringVar(&o.html, "html", "", "also write the result to `file` as a self-contained HTML report")
+// registerFiles registers the flags of the report files: every format's,
+// or only the named ones.
+func (o *outputs) registerFiles(fs *flag.FlagSet, only ...string) {
+	o.files = map[string]*string{}
+	for _, f := range fileFormats {
+		if len(only) == 0 || slices.Contains(only, f.flag) {
+			o.files[f.flag] = fs.String(f.flag, "", f.usage)
+		}
+	}
+}
+
+// file returns the path given to format's flag, "" if none.
+func (o *outputs) file(format string) string {
+	if p := o.files[format]; p != nil {
+		return *p
+	}
+	return ""
+}
+
+// paths returns the files to write.
+func (o *outputs) paths() []string {
+	var paths []string
+	for _, f := range fileFormats {
+		if p := o.file(f.flag); p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// stdoutOnly drops every output but stdout's matrix or JSON: what an
+// interrupted run prints.
+func (o *outputs) stdoutOnly() {
+	o.files, o.github, o.minScore = nil, false, 0
 }
 
 // check checks the flags, and that the files can be written, before
@@ -50,11 +111,9 @@ func (o *outputs) check() error {
 	if o.minScore < 0 || o.minScore > 1 {
 		return fmt.Errorf("-min-score %g: want a ratio from 0 to 1, such as 0.8", o.minScore)
 	}
-	for _, file := range []string{o.junit, o.stryker, o.html} {
-		if file != "" {
-			if err := outfile.Check(file, true); err != nil {
-				return err
-			}
+	for _, file := range o.paths() {
+		if err := outfile.Check(file, true); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -82,22 +141,17 @@ func (o *outputs) write(c *call, root string, rep *report.Report, show func(id s
 	if err != nil {
 		return err
 	}
-	if o.junit != "" {
-		if err := c.writeFile(o.junit, "JUnit XML, a test case per mutant", rep.WriteJUnit); err != nil {
-			return err
-		}
-	}
 	if err := o.writeFiles(c, root, rep); err != nil {
 		return err
 	}
 	code := rep.ExitCode()
 	if o.minScore > 0 {
 		code = rep.ExitCodeMinScore(o.minScore)
-		verdict := "at least"
-		if rep.Summary.Score < o.minScore {
+		score, verdict := rep.Summary().Score, "at least"
+		if score < o.minScore {
 			verdict = "below"
 		}
-		fmt.Fprintf(c.stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*rep.Summary.Score, verdict, 100*o.minScore)
+		fmt.Fprintf(c.stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*score, verdict, 100*o.minScore)
 	}
 	if code != report.ExitKilled {
 		return verdict(code)
@@ -105,22 +159,26 @@ func (o *outputs) write(c *call, root string, rep *report.Report, show func(id s
 	return nil
 }
 
-// writeFiles writes the -stryker and -html files of rep.
+// writeFiles writes the report files of rep, the sources read from the
+// module at root when a format needs them.
 func (o *outputs) writeFiles(c *call, root string, rep *report.Report) error {
-	if o.stryker == "" && o.html == "" {
-		return nil
-	}
-	src, err := report.ReadSources(root, rep)
-	if err != nil {
-		return err
-	}
-	if o.stryker != "" {
-		if err := c.writeFile(o.stryker, "the run in the mutation-testing-report-schema", func(w io.Writer) error { return rep.WriteStryker(w, src) }); err != nil {
+	var src report.Sources
+	read := false
+	for _, f := range fileFormats {
+		path := o.file(f.flag)
+		if path == "" {
+			continue
+		}
+		if f.sources && !read {
+			var err error
+			if src, err = report.ReadSources(root, rep); err != nil {
+				return err
+			}
+			read = true
+		}
+		if err := c.writeFile(path, f.what, func(w io.Writer) error { return f.write(w, rep, src) }); err != nil {
 			return err
 		}
-	}
-	if o.html != "" {
-		return c.writeFile(o.html, "the HTML report; open it in a browser", func(w io.Writer) error { return rep.WriteHTML(w, src) })
 	}
 	return nil
 }

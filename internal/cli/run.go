@@ -71,11 +71,11 @@ func run(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	out.exercise = exerciseIDs(plan)
-	rep, err := harness.Run(ctx, plan, rf.options(c, pr))
+	rep, err := c.eng.run(ctx, plan, rf.options(c, pr))
 	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
 		// What finished, marked as partial (and cached): no file is
 		// written from it, and the run exits 2.
-		out.junit, out.html, out.stryker, out.github, out.minScore = "", "", "", false, 0
+		out.stdoutOnly()
 		if werr := out.write(c, plan.Root, rep, nil); werr != nil && !errors.As(werr, new(verdict)) {
 			return werr
 		}

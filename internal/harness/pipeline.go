@@ -161,7 +161,6 @@ func combine(reps []*report.Report) *report.Report {
 	}
 	out.Baseline.TestNames = slices.Sorted(maps.Keys(names))
 	out.Baseline.Tests = len(out.Baseline.TestNames)
-	out.Summary = report.Summarize(out.Mutants)
 	return &out
 }
 
@@ -197,7 +196,7 @@ func runTester(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt O
 	for i := range rep.Mutants {
 		m := &rep.Mutants[i]
 		a := u.Applied[byID[m.ID]]
-		m.Contract, m.Rationale, m.Seed, m.Diff = a.Mutant.Contract, a.Mutant.Rationale, a.Mutant.Seed, a.Diff(u.RelFile(a))
+		m.Contract, m.Rationale, m.Seed = a.Mutant.Contract, a.Mutant.Rationale, a.Mutant.Seed
 		m.Points = a.Mutant.Points
 		if plan.Shard != nil {
 			m.Ordinal = u.Ordinals[byID[m.ID]]

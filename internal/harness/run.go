@@ -79,7 +79,7 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		rep.Seconds += rep.TCE.Seconds
 	}
 	// The cache keeps the equivalents and duplicates too.
-	rep.Mutants, rep.Summary = results, report.Summarize(results)
+	rep.Mutants = results
 	p.store(cfg, keys, rep)
 	dropInvalid(cfg, rep)
 	if rep.Interrupted {
@@ -98,7 +98,7 @@ func (p *prepared) answered(cfg config, prior *report.Report, results []report.M
 		}
 	}
 	rep := *prior
-	rep.Mutants, rep.Summary, rep.Cached, rep.Dropped, rep.Interrupted = results, report.Summarize(results), cached, nil, false
+	rep.Mutants, rep.Cached, rep.Dropped, rep.Interrupted = results, cached, nil, false
 	if tce != nil {
 		rep.TCE = tce.report()
 	}

@@ -295,7 +295,7 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 		{ID: "same", Status: report.Survived, Build: ModeSwitch, FailedTests: []string{}},
 		{ID: "flipped", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}},
 	})
-	if rep.Summary.Count(report.Killed) != 1 || rep.Summary.Count(report.Survived) != 1 {
-		t.Errorf("Summary = %+v", rep.Summary)
+	if rep.Summary().Count(report.Killed) != 1 || rep.Summary().Count(report.Survived) != 1 {
+		t.Errorf("Summary = %+v", rep.Summary())
 	}
 }

@@ -120,8 +120,8 @@ func TestTCE_EquivalentsAndDuplicatesDoNotRun(t *testing.T) {
 	if tce := rep.TCE; tce == nil || tce.Equivalent != 1 || tce.Duplicates != 1 || tce.Compiled >= len(ms) || tce.Seconds <= 0 {
 		t.Errorf("TCE = %+v, want 1 equivalent, 1 duplicate, the generic mutants not compiled, its time", tce)
 	}
-	if rep.Summary.Count(report.Equivalent) != 1 {
-		t.Errorf("summary = %s, want 1 equivalent", rep.Summary)
+	if rep.Summary().Count(report.Equivalent) != 1 {
+		t.Errorf("summary = %s, want 1 equivalent", rep.Summary())
 	}
 
 	off := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true, NoTCE: true})
@@ -164,7 +164,7 @@ func TestTCE_AfterTheRunOnlyTheMutantsNoTestKilled(t *testing.T) {
 			t.Errorf("items-arithmetic-1 (boxes/perBox) = %s (%q), want equivalent", m.Status, m.Reason)
 		}
 	}
-	if tce := rep.TCE; tce == nil || tce.Compiled != alive || tce.Equivalent != 1 || tce.Compiled >= rep.Summary.Count(report.Killed) {
+	if tce := rep.TCE; tce == nil || tce.Compiled != alive || tce.Equivalent != 1 || tce.Compiled >= rep.Summary().Count(report.Killed) {
 		t.Errorf("TCE = %+v; want the %d mutants no test killed compiled (of %d), 1 equivalent", tce, alive, len(rep.Mutants))
 	}
 }
@@ -176,8 +176,8 @@ func TestTCE_PastItsBudgetOnlyInFullRuns(t *testing.T) {
 	pol := defaultPolicy
 	pol.TCEBudget = 0
 	early := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Policy: &pol})
-	if early.TCE != nil || early.Summary.Count(report.Equivalent) != 0 {
-		t.Errorf("an early-kill run past the budget: TCE = %+v, %d equivalent; want none", early.TCE, early.Summary.Count(report.Equivalent))
+	if early.TCE != nil || early.Summary().Count(report.Equivalent) != 0 {
+		t.Errorf("an early-kill run past the budget: TCE = %+v, %d equivalent; want none", early.TCE, early.Summary().Count(report.Equivalent))
 	}
 	full := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true, Policy: &pol})
 	if full.TCE == nil || full.TCE.Equivalent != 1 {

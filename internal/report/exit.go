@@ -92,7 +92,7 @@ func (r *Report) ExitCodeMinScore(min float64) int {
 	if r.ExitCode() == ExitError {
 		return ExitError
 	}
-	if r.Summary.Score < min {
+	if r.Summary().Score < min {
 		return ExitSurvived
 	}
 	return ExitKilled
@@ -105,7 +105,7 @@ func (r *Report) ExitCode() int {
 		return ExitError
 	}
 	code := ExitKilled
-	for st, n := range r.Summary.counts {
+	for st, n := range r.Summary().counts {
 		if e := st.def().exit; n > 0 && exitRank[e] > exitRank[code] {
 			code = e
 		}

@@ -18,10 +18,11 @@ import (
 // message on hover), then each mutant's contract, rationale, the design
 // note's fragment and diff.
 func (r *Report) WriteHTML(w io.Writer, src Sources) error {
+	sum := r.Summary()
 	page := htmlPage{
 		Title:    "mutate " + r.Package,
-		Summary:  r.Summary.String(),
-		Subsumed: r.Summary.Subsumed, Dominators: r.Summary.Dominators,
+		Summary:  sum.String(),
+		Subsumed: sum.Subsumed, Dominators: sum.Dominators,
 		Report: r.Stryker(src),
 		Viewer: template.JS(elements.JS),
 		Icons:  template.CSS(emoji.CSS), Glyphs: emoji.Icons,
@@ -54,7 +55,7 @@ func (r *Report) WriteHTML(w io.Writer, src Sources) error {
 		row := htmlRow{Test: test}
 		for _, m := range r.Mutants {
 			msg, ok := failed[test][m.ID]
-			row.Cells = append(row.Cells, htmlCell{Mutant: m.ID, Failed: ok, Message: msg, Subsumed: r.Summary.Subsumed && !m.Dominator})
+			row.Cells = append(row.Cells, htmlCell{Mutant: m.ID, Failed: ok, Message: msg, Subsumed: sum.Subsumed && !m.Dominator})
 		}
 		page.Rows = append(page.Rows, row)
 	}

@@ -40,7 +40,6 @@ type Report struct {
 	// FlakyTests are the tests that passed and failed in runs with the
 	// same flags and no mutant: their failures are never kills. Sorted.
 	FlakyTests []string
-	Summary    Summary
 	Seconds    float64 // the whole run, wall clock, from loading the package on
 	// Phases break Seconds down: the wall clock of each of the run's
 	// phases, in the order they first started.
@@ -130,7 +129,7 @@ func (r *Report) DropInvalidGenerated() {
 		}
 		kept = append(kept, m)
 	}
-	r.Mutants, r.Summary = kept, Summarize(kept)
+	r.Mutants = kept
 }
 
 // IDs returns the ids of r's mutants, in order.
@@ -283,6 +282,10 @@ type Summary struct {
 	Dominators     int
 	SubsumingScore float64
 }
+
+// Summary counts the statuses of the report's mutants: derived, never
+// stored.
+func (r *Report) Summary() Summary { return Summarize(r.Mutants) }
 
 // Summarize counts the statuses of ms.
 func Summarize(ms []Mutant) Summary {

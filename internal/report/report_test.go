@@ -45,7 +45,7 @@ func sample() *Report {
 	return &Report{
 		Module: "example.com/m", Package: "./lease", GoVersion: "go1.26.8", Mode: "switch", Jobs: 2, Limit: 60,
 		Baseline: Baseline{Tests: 3, Seconds: 2.5, TestNames: []string{"TestA", "TestB", "TestB/sub"}},
-		Mutants:  ms, FlakyTests: []string{"TestRelease_Race"}, Summary: Summarize(ms), Seconds: 10.75,
+		Mutants:  ms, FlakyTests: []string{"TestRelease_Race"}, Seconds: 10.75,
 	}
 }
 
@@ -67,7 +67,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestSummary(t *testing.T) {
-	s := sample().Summary
+	s := sample().Summary()
 	if got, want := s.String(), "7 mutants: 1 killed, 1 survived, 1 crashed, 2 timeout, 1 build-failed, 1 flaky"; got != want {
 		t.Fatalf("Summary = %q, want %q", got, want)
 	}
@@ -94,7 +94,7 @@ func TestExitCode(t *testing.T) {
 			for _, s := range tc.statuses {
 				ms = append(ms, Mutant{Status: s})
 			}
-			r := &Report{Mutants: ms, Summary: Summarize(ms)}
+			r := &Report{Mutants: ms}
 			if got := r.ExitCode(); got != tc.want {
 				t.Fatalf("ExitCode() = %d, want %d", got, tc.want)
 			}
@@ -308,6 +308,29 @@ func TestStatus_MoreTelling(t *testing.T) {
 			if got, want := s.MoreTelling(o), i < j; got != want {
 				t.Errorf("%s.MoreTelling(%s) = %v, want %v", s, o, got, want)
 			}
+		}
+	}
+}
+
+func TestMutantCacheableFollowsTheStatusTable(t *testing.T) {
+	for _, tc := range []struct {
+		m    Mutant
+		want bool
+	}{
+		{Mutant{Status: Killed}, true},
+		{Mutant{Status: Killed, Partial: true}, false},
+		{Mutant{Status: Killed, FlakyTests: []string{"TestB"}}, false},
+		{Mutant{Status: Survived}, true},
+		{Mutant{Status: Timeout}, false},
+		{Mutant{Status: Timeout, SpinsAlone: true}, true},
+		{Mutant{Status: OutOfMemory}, false},
+		{Mutant{Status: Flaky, FlakyTests: []string{"TestA"}}, false},
+		{Mutant{Status: BuildFailed}, true},
+		{Mutant{Status: Equivalent}, true},
+		{Mutant{Status: "from-a-newer-version"}, false},
+	} {
+		if got := tc.m.Cacheable(); got != tc.want {
+			t.Errorf("%+v: Cacheable() = %v, want %v", tc.m, got, tc.want)
 		}
 	}
 }

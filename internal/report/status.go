@@ -74,12 +74,32 @@ type statusDef struct {
 	// css is the class of its colour in the HTML pages: good, bad, warn
 	// or none.
 	css string
+	// cacheable says whether a mutant with this verdict may be kept in
+	// the cache and not run again. A verdict that can come from a loaded
+	// machine rather than from the mutant is not kept.
+	cacheable caching
+}
+
+// caching is the status table's cacheable column.
+type caching int
+
+const (
+	cacheNever  caching = iota
+	cacheAlways         // the verdict follows from the code alone
+	// cacheIfSpins keeps a timeout stopped at the limit of CPU time (the
+	// mutant spins wherever it runs), never one stopped by the clock.
+	cacheIfSpins
+)
+
+func (c caching) String() string {
+	return [...]string{cacheNever: "never", cacheAlways: "yes", cacheIfSpins: "when it spins"}[c]
 }
 
 // statuses lists every status, in the order summaries give them.
 var statuses = []statusDef{
 	{
 		status: Killed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true, telling: 1,
+		cacheable: cacheAlways,
 		help: `a test failed, or the test binary died while a test ran (that
 test is named, with how the binary ended); each such failure
 reproduced when run again`,
@@ -88,6 +108,7 @@ reproduced when run again`,
 	},
 	{
 		status: Survived, scored: true, exit: ExitSurvived, comparable: true, always: true, telling: 8,
+		cacheable: cacheAlways,
 		help: `every test of the baseline ran and passed: the suite cannot
 tell the mutant from the reference`,
 		matrix:   func(Mutant) string { return "no test failed: the suite cannot tell this mutant from the reference" },
@@ -101,6 +122,7 @@ tell the mutant from the reference`,
 	},
 	{
 		status: Crashed, detected: true, scored: true, exit: ExitKilled, comparable: true, always: true, telling: 4,
+		cacheable: cacheAlways,
 		help: `the binary ended before every test ran, with none failing and
 none running (an exit at init, in TestMain, between tests), or
 failed after every test passed: detected, but by no test`,
@@ -114,6 +136,7 @@ failed after every test passed: detected, but by no test`,
 	},
 	{
 		status: Timeout, detected: true, scored: true, exit: ExitTimeout, always: true, telling: 2,
+		cacheable: cacheIfSpins,
 		help: `the binary was still running at the limit and was stopped
 (10x the baseline's test run plus 5s, or -timeout; for an
 early-kill run, 10x the baseline time of its tests plus 5s), or,
@@ -158,7 +181,8 @@ are partial`,
 	},
 	{
 		status: BuildFailed, exit: ExitError, always: true, telling: 6,
-		help: `the mutant is not valid Go: a defect of the mutant, never a kill`,
+		cacheable: cacheAlways,
+		help:      `the mutant is not valid Go: a defect of the mutant, never a kill`,
 		matrix: func(m Mutant) string {
 			return "the mutant does not compile (a defect of the mutant, not a kill):\n" + text.Indent(m.Output, "      ")
 		},
@@ -170,6 +194,7 @@ are partial`,
 	},
 	{
 		status: NotCovered, scored: true, exit: ExitSurvived, comparable: true, telling: 9,
+		cacheable: cacheAlways,
 		help: `(generated mutants) no test reaches the mutant's site, so
 none runs: the suite cannot see it`,
 		matrix:   func(Mutant) string { return "no test reaches it: no test can tell this mutant from the reference" },
@@ -183,6 +208,7 @@ none runs: the suite cannot see it`,
 	},
 	{
 		status: Skipped, scored: true, exit: ExitSurvived, comparable: true, telling: 7,
+		cacheable: cacheAlways,
 		help: `no test failed, but tests that passed without the mutant
 skipped under it: not every test ran, so it did not survive
 them all (the tests are named); counted as not detected`,
@@ -217,6 +243,7 @@ mutant: the suite gives no verdict (the tests are named)`,
 	},
 	{
 		status: Equivalent, exit: ExitKilled, comparable: true, telling: 0,
+		cacheable: cacheAlways,
 		help: `(generated mutants) it compiles to the very code of the
 reference (trivial compiler equivalence): no test can tell them
 apart, so it is not in the score (with -full it does not run)`,
@@ -312,10 +339,26 @@ func StatusReference() string {
 		}
 		fmt.Fprintf(&b, "%s\n", d.status)
 		b.WriteString("    " + text.Wrap(d.help, 78, "    ") + "\n")
-		b.WriteString("    " + text.Wrap(fmt.Sprintf("score: %s; exit code: %d; Stryker: %s; JUnit: %s; GitHub annotation: %s",
-			score, d.exit, d.stryker, junit, github), 78, "    ") + "\n")
+		b.WriteString("    " + text.Wrap(fmt.Sprintf("score: %s; exit code: %d; Stryker: %s; JUnit: %s; GitHub annotation: %s; cached: %s",
+			score, d.exit, d.stryker, junit, github, d.cacheable), 78, "    ") + "\n")
 	}
 	return b.String()
+}
+
+// Cacheable reports whether m may be kept in the cache and not run again:
+// its status's row says so (a timeout at the wall limit, or a run stopped
+// at a memory limit that follows from the baseline's peak, may come from
+// the machine), and its failing set is complete and saw no flaky test.
+func (m Mutant) Cacheable() bool {
+	switch m.Status.def().cacheable {
+	case cacheNever:
+		return false
+	case cacheIfSpins:
+		if !m.SpinsAlone {
+			return false
+		}
+	}
+	return !m.Partial && len(m.FlakyTests) == 0
 }
 
 // key returns the name of s's count in the JSON summary: build_failed.

@@ -18,10 +18,8 @@ import (
 // It needs every failing test of every mutant: it does nothing when a
 // run stopped at a mutant's first failing test (a generated run without
 // -full). Duplicates (DuplicateOf) share their first's row and are left
-// out; so are mutants killed by no named test (crashed). It counts the
-// summary again.
+// out; so are mutants killed by no named test (crashed).
 func (r *Report) Subsume() {
-	defer func() { r.Summary = Summarize(r.Mutants) }()
 	for i := range r.Mutants {
 		r.Mutants[i].Dominator, r.Mutants[i].SubsumedBy = false, nil
 	}

@@ -68,17 +68,17 @@ func TestReport_Subsume(t *testing.T) {
 	}
 	// 2 dominators killed of 2 dominators and 1 undetected (d; d2 is its
 	// duplicate).
-	if s := r.Summary; !s.Subsumed || s.Dominators != 2 || s.SubsumingScore != 0.6667 {
+	if s := r.Summary(); !s.Subsumed || s.Dominators != 2 || s.SubsumingScore != 0.6667 {
 		t.Errorf("summary = %+v, want 2 dominators, subsuming score 0.6667", s)
 	}
 	// The plain score: 5 detected (a, b, c, c2, e) of 7 scored.
-	if r.Summary.Score != 0.7143 {
-		t.Errorf("score = %v, want 0.7143", r.Summary.Score)
+	if r.Summary().Score != 0.7143 {
+		t.Errorf("score = %v, want 0.7143", r.Summary().Score)
 	}
 
 	early := &Report{Mutants: []Mutant{{ID: "a", Status: Killed, FailedTests: []string{"T1"}, FirstFailureOnly: true}}}
 	early.Subsume()
-	if early.Mutants[0].Dominator || early.Summary.Subsumed {
-		t.Errorf("a run stopped at first failures: %+v, %+v; want no subsumption", early.Mutants[0], early.Summary)
+	if early.Mutants[0].Dominator || early.Summary().Subsumed {
+		t.Errorf("a run stopped at first failures: %+v, %+v; want no subsumption", early.Mutants[0], early.Summary())
 	}
 }

@@ -102,7 +102,7 @@ func writeMutant(b *strings.Builder, m Mutant, opt TextOptions) {
 
 // writeFooter writes the summary and what the run cost.
 func (r *Report) writeFooter(b *strings.Builder) {
-	fmt.Fprintf(b, "\n%s\n", r.Summary)
+	fmt.Fprintf(b, "\n%s\n", r.Summary())
 	if r.CPUs > 0 && r.Seconds > 0 && !r.Cached {
 		fmt.Fprintf(b, "ran in %.1fs on %d CPUs, %.0f%% busy; %.0f%% of the mutants' time in the runs that decided their verdicts\n",
 			r.Seconds, r.CPUs, 100*r.CPUSeconds/(r.Seconds*float64(r.CPUs)), 100*r.Efficiency)
@@ -115,7 +115,7 @@ func (r *Report) writeFooter(b *strings.Builder) {
 		fmt.Fprintf(b, "trivial compiler equivalence: %s compiled in %.1fs%s; %d equivalent to the reference, %s\n",
 			text.Count(t.Compiled, "generated mutant", "generated mutants"), t.Seconds, share, t.Equivalent, text.Count(t.Duplicates, "duplicate", "duplicates"))
 	}
-	if s := r.Summary; s.Subsumed && r.generated() {
+	if s := r.Summary(); s.Subsumed && r.generated() {
 		fmt.Fprintf(b, "subsumption: %s; subsuming score %.2f (the plain score %.2f)\n",
 			text.Count(s.Dominators, "dominator", "dominators"), s.SubsumingScore, s.Score)
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
@@ -53,7 +55,18 @@ type call struct {
 	stdout, stderr io.Writer
 	dir            string    // -C
 	started        time.Time // when the command began
+	eng            engine
 }
+
+// engine selects the mutants and runs them: exercise.Select and
+// harness.Run, or a test's fakes.
+type engine struct {
+	selectPlan func(ctx context.Context, sel exercise.Selection) (*exercise.Plan, error)
+	run        func(ctx context.Context, plan *exercise.Plan, opt harness.Options) (*report.Report, error)
+}
+
+// defaultEngine is the engine of the mutate command.
+var defaultEngine = engine{selectPlan: exercise.Select, run: harness.Run}
 
 // commands maps each command's name to the function that runs it.
 var commands = map[string]func(ctx context.Context, c *call, args []string) error{
@@ -71,6 +84,11 @@ var commands = map[string]func(ctx context.Context, c *call, args []string) erro
 // Main runs the mutate command with args (without the program name) and
 // returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return mainWith(ctx, defaultEngine, args, stdout, stderr)
+}
+
+// mainWith is Main with the engine eng.
+func mainWith(ctx context.Context, eng engine, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
@@ -88,7 +106,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return report.ExitError
 		}
 	}
-	c := &call{name: fs.Arg(0), stdout: stdout, stderr: stderr, dir: *dir, started: time.Now()}
+	c := &call{name: fs.Arg(0), stdout: stdout, stderr: stderr, dir: *dir, started: time.Now(), eng: eng}
 	args = fs.Args()[1:]
 	if c.name == "help" {
 		return exitCode(ctx, c, help(ctx, c, args))
@@ -129,7 +147,7 @@ func help(ctx context.Context, c *call, args []string) error {
 			return fmt.Errorf("unknown command or topic %q%s; there are: %s", args[0], suggest.Hint(args[0], names), strings.Join(names, ", "))
 		}
 		// A command asked for -h prints its usage to its stderr.
-		return cmd(ctx, &call{name: args[0], stdout: c.stdout, stderr: c.stdout, dir: c.dir}, []string{"-h"})
+		return cmd(ctx, &call{name: args[0], stdout: c.stdout, stderr: c.stdout, dir: c.dir, eng: c.eng}, []string{"-h"})
 	}
 	return fmt.Errorf("give one command, not %d", len(args))
 }

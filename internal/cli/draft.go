@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/progress"
 )
@@ -44,7 +43,7 @@ func draft(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := harness.Run(ctx, plan, rf.options(c, pr))
+	rep, err := c.eng.run(ctx, plan, rf.options(c, pr))
 	if err != nil {
 		return err
 	}

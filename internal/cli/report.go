@@ -11,7 +11,6 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -123,7 +122,7 @@ func (d *reportDoc) input(ctx context.Context, c *call, f *reportFlags) (reportd
 		if got, want := rep.IDs(), mutation.IDs(all); !slices.Equal(got, want) {
 			return reportdoc.Input{}, fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *f.results, got, want)
 		}
-	} else if rep, err = harness.Run(ctx, plan, f.rf.options(c, pr)); err != nil {
+	} else if rep, err = c.eng.run(ctx, plan, f.rf.options(c, pr)); err != nil {
 		return reportdoc.Input{}, err
 	}
 	if err := predict.Comparable(rep); err != nil {

@@ -37,7 +37,7 @@ func show(ctx context.Context, c *call, args []string) error {
 			}
 			first = false
 			m := a.Mutant
-			file := u.RelFile(a)
+			file := u.Target.RelFile(a)
 			title := ""
 			if m.Title != "" {
 				title = ": " + m.Title

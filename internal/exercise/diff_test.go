@@ -2,6 +2,8 @@ package exercise
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,5 +66,58 @@ func TestParseDiff(t *testing.T) {
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("parseDiff() =\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestChangedLines_WhateverTheUsersGitConfigSays(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	root := t.TempDir()
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("config", "user.email", "learner@example.com")
+	git("config", "user.name", "Learner")
+	// What a user's configuration may set, and the parser must not see.
+	git("config", "diff.mnemonicPrefix", "true")
+	git("config", "color.diff", "always")
+	write("a.go", "one\ntwo\nthree\nfour\nfive\n")
+	git("add", "a.go")
+	git("commit", "-q", "-m", "first")
+	write("a.go", "one\ntwo\nTHREE\nfour\nfive\nsix\n")
+	write("new.go", "package new\n")
+
+	changed, err := changedLines(t.Context(), root, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(root, "a.go")
+	if got := changed[a]; len(got) != 2 || !got[3] || !got[6] {
+		t.Errorf("changed[a.go] = %v, want lines 3 and 6", got)
+	}
+	if got, ok := changed[filepath.Join(root, "new.go")]; !ok || got != nil {
+		t.Errorf("changed[new.go] = %v, %v; want nil (untracked: every line new)", got, ok)
+	}
+	if len(changed) != 2 {
+		t.Errorf("changed = %v, want a.go and new.go", changed)
+	}
+
+	_, err = changedLines(t.Context(), root, "no-such-ref")
+	if want := "-diff no-such-ref: not a commit of the repository at " + root; err == nil || err.Error() != want {
+		t.Errorf("a bad ref: err = %v, want %q", err, want)
 	}
 }

@@ -78,8 +78,8 @@ func (u *Unit) Worksheet() []Question {
 
 // RelFile returns the path of a's file relative to the module root, with
 // forward slashes.
-func (u *Unit) RelFile(a *mutation.Applied) string {
-	rel, err := filepath.Rel(u.Target.ModuleDir, a.File)
+func (t *Target) RelFile(a *mutation.Applied) string {
+	rel, err := filepath.Rel(t.ModuleDir, a.File)
 	if err != nil {
 		return a.File
 	}

@@ -1,9 +1,10 @@
 package gotest
 
 import (
-	"github.com/fencelab/fencelab/internal/sandbox"
 	"os"
 	"testing"
+
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {

@@ -351,7 +351,7 @@ func sayExcluded(pr *progress.Reporter, p *prepared, sb *switchedBuild, invalid 
 			if what == "" {
 				what = mutation.Operator(a.Mutant.Kind)
 			}
-			own = append(own, fmt.Sprintf("%s (%s at %s:%d) gets a build of its own: %s", a.Mutant.ID, what, p.relFile(a), a.Line, why))
+			own = append(own, fmt.Sprintf("%s (%s at %s:%d) gets a build of its own: %s", a.Mutant.ID, what, p.Target.RelFile(a), a.Line, why))
 		}
 	}
 	const each = 5

@@ -14,6 +14,33 @@
 // switched form does not compile falls back to a build of its own. The
 // temporary directory is removed when the run ends, including when it is
 // interrupted.
+//
+// The files, in the order a run meets them:
+//
+//   - pipeline.go: Run, over a plan's packages and the packages whose
+//     tests run them; harness.go: Options, prepare and the source tree's
+//     guard; policy.go: every retry, rerun and trust count.
+//   - run.go: one package's run: results from the cache and from trivial
+//     compiler equivalence (tce.go), then the mutants still missing.
+//   - build.go and switched.go: the test binaries, plain and switched;
+//     typecheck.go: the types a switched build's helpers are written in.
+//   - baseline.go: the suite without mutants, the references every verdict
+//     compares with; coverage.go and refcover.go: which tests reach each
+//     mutant's site.
+//   - schedule.go: the mutants, -j at a time, and the report; limits.go:
+//     each run's time, CPU and memory limits; phases.go: the early-kill
+//     phases, likeliest killer first.
+//   - mutant.go: one mutant's runs; classify.go: a run's verdict;
+//     confirm.go: a kill confirmed, with the references it needs.
+//   - exec.go: one run of a test binary, in a run directory of its own
+//     (rundir.go) and in namespaces of its own (package sandbox), under
+//     a scratch directory (scratch.go) that no run outlives.
+//   - clock.go: the wall and CPU time of the run's phases;
+//     fingerprint.go: the files a run must not change.
+//
+// A file named _linux or _unix holds what that system offers; _other is
+// its fallback on every other system than Linux, and _nounix on every
+// other than Unix.
 package harness
 
 import (
@@ -210,16 +237,6 @@ func (p *prepared) Close() error {
 		return nil
 	}
 	return p.scratch.remove()
-}
-
-// relFile returns the path of a's file relative to the module root, with
-// forward slashes.
-func (p *prepared) relFile(a *mutation.Applied) string {
-	rel, err := filepath.Rel(p.Target.ModuleDir, a.File)
-	if err != nil {
-		return a.File
-	}
-	return filepath.ToSlash(rel)
 }
 
 // setUp resolves, once, what runs need besides go: the test2json

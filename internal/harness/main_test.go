@@ -2,9 +2,10 @@ package harness
 
 import (
 	"context"
-	"github.com/fencelab/fencelab/internal/sandbox"
 	"os"
 	"testing"
+
+	"github.com/fencelab/fencelab/internal/sandbox"
 
 	"github.com/fencelab/fencelab/internal/gotest"
 )

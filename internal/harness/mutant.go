@@ -141,13 +141,13 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 func newResult(p *prepared, a *mutation.Applied) report.Mutant {
 	return report.Mutant{
 		ID: a.Mutant.ID, Step: a.Mutant.Step, Title: a.Mutant.Title, Target: a.Mutant.Target, Kind: a.Mutant.Kind, Operator: a.Mutant.Operator,
-		File: p.relFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
+		File: p.Target.RelFile(a), Line: a.Line, FailedTests: []string{}, Failures: []report.Failure{},
 		Location: &report.Location{
 			Start: report.Position{Line: a.Start.Line, Column: a.Start.Column},
 			End:   report.Position{Line: a.End.Line, Column: a.End.Column},
 		},
 		Replacement: a.Replacement,
-		Diff:        a.Diff(p.relFile(a)),
+		Diff:        a.Diff(p.Target.RelFile(a)),
 		Build:       ModeOverlay,
 	}
 }

@@ -23,8 +23,8 @@ type runDir struct {
 	tmp  string
 }
 
-// newSandbox makes a sandbox for a run, in a new directory under dir.
-func (p *prepared) newSandbox(dir string) (*runDir, error) {
+// newRunDir makes the run directory of one run, in a new directory under dir.
+func (p *prepared) newRunDir(dir string) (*runDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -32,29 +32,29 @@ func (p *prepared) newSandbox(dir string) (*runDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb := &runDir{
+	rd := &runDir{
 		root: dir,
 		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.tester.Rel)),
 		home: filepath.Join(dir, "home"),
 		tmp:  filepath.Join(dir, "tmp"),
 	}
-	for _, d := range []string{sb.home, sb.tmp} {
+	for _, d := range []string{rd.home, rd.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	if err := copyPackageDir(p.tester.Dir, sb.pkg); err != nil {
+	if err := copyPackageDir(p.tester.Dir, rd.pkg); err != nil {
 		return nil, err
 	}
-	return sb, nil
+	return rd, nil
 }
 
 // linkBinary links the test binary bin into the sandbox's bin directory
 // (or copies it, across file systems), and writes beside it the files that
 // name the active mutant and the coverage file, if env sets mutation's
 // variables for them. It returns the link and the coverage file.
-func (sb *runDir) linkBinary(bin string, env []string) (link, cover string, err error) {
-	dir := filepath.Join(sb.root, "bin")
+func (rd *runDir) linkBinary(bin string, env []string) (link, cover string, err error) {
+	dir := filepath.Join(rd.root, "bin")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
@@ -88,14 +88,14 @@ func (sb *runDir) linkBinary(bin string, env []string) (link, cover string, err 
 // env returns the environment a binary runs with in the sandbox: HOME,
 // TMPDIR and the XDG directories in it, and the go command's caches where
 // they are for mutate, so that a test that runs go does not start cold.
-func (sb *runDir) env(goEnv map[string]string) []string {
+func (rd *runDir) env(goEnv map[string]string) []string {
 	env := []string{
-		"HOME=" + sb.home,
-		"TMPDIR=" + sb.tmp,
-		"XDG_CACHE_HOME=" + filepath.Join(sb.home, ".cache"),
-		"XDG_CONFIG_HOME=" + filepath.Join(sb.home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(sb.home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(sb.home, ".local", "state"),
+		"HOME=" + rd.home,
+		"TMPDIR=" + rd.tmp,
+		"XDG_CACHE_HOME=" + filepath.Join(rd.home, ".cache"),
+		"XDG_CONFIG_HOME=" + filepath.Join(rd.home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(rd.home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(rd.home, ".local", "state"),
 	}
 	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
 		if v := goEnv[k]; v != "" {
@@ -109,16 +109,16 @@ func (sb *runDir) env(goEnv map[string]string) []string {
 // they stand for: $TMPDIR, $HOME, and paths relative to the package
 // directory. Messages then read the same from run to run and say nothing
 // of where mutate keeps its files.
-func (sb *runDir) clean(s string) string {
+func (rd *runDir) clean(s string) string {
 	if s == "" {
 		return s
 	}
 	return strings.NewReplacer(
-		sb.tmp, "$TMPDIR",
-		sb.home, "$HOME",
-		sb.pkg+string(filepath.Separator), "",
-		sb.pkg, ".",
-		sb.root, "$SANDBOX",
+		rd.tmp, "$TMPDIR",
+		rd.home, "$HOME",
+		rd.pkg+string(filepath.Separator), "",
+		rd.pkg, ".",
+		rd.root, "$SANDBOX",
 	).Replace(s)
 }
 

@@ -42,8 +42,8 @@ func TestCopyPackageDir_LeavesOutOtherPackages(t *testing.T) {
 }
 
 // Messages name the sandbox's places by what they stand for.
-func TestSandbox_CleanMessages(t *testing.T) {
-	sb := &runDir{root: "/s/m/3", pkg: "/s/m/3/mod/lease", home: "/s/m/3/home", tmp: "/s/m/3/tmp"}
+func TestRunDir_CleanMessages(t *testing.T) {
+	rd := &runDir{root: "/s/m/3", pkg: "/s/m/3/mod/lease", home: "/s/m/3/home", tmp: "/s/m/3/tmp"}
 	for in, want := range map[string]string{
 		"open /s/m/3/tmp/TestX123/001/jobs.db: no such file": "open $TMPDIR/TestX123/001/jobs.db: no such file",
 		"read /s/m/3/mod/lease/testdata/g.txt":               "read testdata/g.txt",
@@ -52,7 +52,7 @@ func TestSandbox_CleanMessages(t *testing.T) {
 		"wrote /s/m/3/mod/x.db":                              "wrote $SANDBOX/mod/x.db",
 		"nothing to clean":                                   "nothing to clean",
 	} {
-		if got := sb.clean(in); got != want {
+		if got := rd.clean(in); got != want {
 			t.Errorf("clean(%q) = %q, want %q", in, got, want)
 		}
 	}

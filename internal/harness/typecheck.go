@@ -69,11 +69,14 @@ func newImporter(exports map[string]string) types.Importer {
 // build leaves it out.
 func (p *prepared) typeCheck(ctx context.Context, cfg config) map[string]string {
 	exports, err := p.exportFiles(ctx)
+	if ctx.Err() != nil {
+		return nil // interrupted: the build says so
+	}
 	if err != nil {
 		cfg.Progress.Printf("not type-checking the mutants (their builds will tell): %v", err)
 		return nil
 	}
-	if err := p.Package.CheckTypes(p.Target.ImportPath, newImporter(exports)); err != nil {
+	if err := p.Package.UseTypes(p.Target.ImportPath, newImporter(exports)); err != nil {
 		cfg.Progress.Printf("the switched build's helpers infer their types (go/types: %v)", text.FirstLine(err.Error()))
 	}
 	var (

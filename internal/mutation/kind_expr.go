@@ -97,10 +97,6 @@ func (exprKind) switched(f *ast.File, _ ast.Node, s *site, m *Mutant, on func() 
 	return nil, nil, "its expression is neither a condition nor free of side effects"
 }
 
-// arithOps are the operators that mutateArith applies, by the rune that
-// names each in its call.
-var arithOps = map[token.Token]rune{token.ADD: '+', token.SUB: '-', token.MUL: '*', token.QUO: '/', token.REM: '%'}
-
 // arith returns the call that switches orig and mut when they are the same
 // arithmetic on the same operands but for the operator, or when mut drops
 // the minus of orig; nil otherwise.
@@ -115,8 +111,8 @@ func arith(s *site, orig, mut ast.Expr, on func() ast.Expr) ast.Expr {
 	if !ok1 || !ok2 || !astequal.Expr(ob.X, mb.X) || !astequal.Expr(ob.Y, mb.Y) {
 		return nil
 	}
-	mo, okm := arithOps[mb.Op]
-	oo, oko := arithOps[ob.Op]
+	mo, okm := arithOp(mb.Op)
+	oo, oko := arithOp(ob.Op)
 	if !okm || !oko {
 		return nil
 	}

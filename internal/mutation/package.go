@@ -27,7 +27,7 @@ type Package struct {
 	Name  string // package name
 	fset  *token.FileSet
 	files []*sourceFile
-	typed *typing // see CheckTypes; nil until then
+	typed *typing // see UseTypes; nil until then
 }
 
 type sourceFile struct {

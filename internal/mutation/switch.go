@@ -70,7 +70,7 @@ type Switched struct {
 	Constants []string
 	// Generic says that some switch calls a generic helper: its value's
 	// type has a type parameter, or the package was not type-checked (see
-	// Package.CheckTypes). The helper file then sets go1.21 as its
+	// Package.UseTypes). The helper file then sets go1.21 as its
 	// language version, by its //go:build line.
 	Generic bool
 	spans   map[string]span // id: where its switch is in the printed file
@@ -432,68 +432,3 @@ func mutateRecord(id string) {
 }
 %s%s`, build, name, strings.Join(imports, "\n\t"), SwitchEnv, ActiveSuffix, CoverEnv, CoverSuffix, onFunc, onFunc, typed, generic)
 }
-
-// genericHelpers are the helpers of a value whose type has a type
-// parameter: mutatePick(on, mutant, original) returns mutant if on, and
-// original otherwise; mutateArith(on, x, y, mutant, original) returns x op
-// y with the operator of the side that is on (mutateArithInt for integers,
-// whose operators include %); mutateNeg(on, x) returns x if on, and -x
-// otherwise. A typed helper does the same for one type.
-var genericHelpers = fmt.Sprintf(`
-func %s[T any](on bool, mutant, original T) T {
-	if on {
-		return mutant
-	}
-	return original
-}
-
-type mutateNumber interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
-		~float32 | ~float64 | ~complex64 | ~complex128
-}
-
-type mutateInteger interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
-}
-
-func %s[T mutateNumber](on bool, x, y T, mutant, original rune) T {
-	op := original
-	if on {
-		op = mutant
-	}
-	switch op {
-	case '+':
-		return x + y
-	case '-':
-		return x - y
-	case '*':
-		return x * y
-	}
-	return x / y
-}
-
-func %s[T mutateInteger](on bool, x, y T, mutant, original rune) T {
-	op := original
-	if on {
-		op = mutant
-	}
-	switch op {
-	case '+':
-		return x + y
-	case '-':
-		return x - y
-	case '*':
-		return x * y
-	case '%%':
-		return x %% y
-	}
-	return x / y
-}
-
-func %s[T mutateNumber](on bool, x T) T {
-	if on {
-		return x
-	}
-	return -x
-}
-`, pickFunc, arithFunc, arithIntFunc, negFunc)

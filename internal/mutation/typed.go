@@ -18,14 +18,14 @@ type typing struct {
 
 type extent struct{ pos, end token.Pos }
 
-// CheckTypes type-checks the reference package (its import path, and imp
+// UseTypes type-checks the reference package (its import path, and imp
 // to resolve its imports). A switched build then calls, at each value
 // switch, a helper of the value's own type, with no type parameters:
 // valid Go at any language version the module's go.mod names, and typed
 // from the context where an untyped constant stands (-1 beside a
 // float64). Without it, the helpers are generic and infer their type from
 // their arguments.
-func (p *Package) CheckTypes(path string, imp types.Importer) error {
+func (p *Package) UseTypes(path string, imp types.Importer) error {
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
 	files := make([]*ast.File, len(p.files))
 	for i, sf := range p.files {
@@ -244,18 +244,15 @@ func (h *helpers) source() (decls string, imports []string) {
 	var b strings.Builder
 	for n, typ := range h.types {
 		k := h.kinds[n]
-		if k[pickFunc] {
-			fmt.Fprintf(&b, "\nfunc %s%d(on bool, mutant, original %s) %s {\n\tif on {\n\t\treturn mutant\n\t}\n\treturn original\n}\n", pickFunc, n, typ, typ)
-		}
-		if k[arithFunc] {
-			rem := ""
-			if h.ints[n] {
-				rem = "\tcase '%':\n\t\treturn x % y\n"
+		for _, kind := range []string{pickFunc, arithFunc, negFunc} {
+			if !k[kind] {
+				continue
 			}
-			fmt.Fprintf(&b, "\nfunc %s%d(on bool, x, y %s, mutant, original rune) %s {\n\top := original\n\tif on {\n\t\top = mutant\n\t}\n\tswitch op {\n\tcase '+':\n\t\treturn x + y\n\tcase '-':\n\t\treturn x - y\n\tcase '*':\n\t\treturn x * y\n%s\t}\n\treturn x / y\n}\n", arithFunc, n, typ, typ, rem)
-		}
-		if k[negFunc] {
-			fmt.Fprintf(&b, "\nfunc %s%d(on bool, x %s) %s {\n\tif on {\n\t\treturn x\n\t}\n\treturn -x\n}\n", negFunc, n, typ, typ)
+			if kind == arithFunc && h.ints[n] {
+				b.WriteString(helperDecl(arithIntFunc, fmt.Sprintf("%s%d", kind, n), "", typ))
+			} else {
+				b.WriteString(helperDecl(kind, fmt.Sprintf("%s%d", kind, n), "", typ))
+			}
 		}
 	}
 	for path, name := range h.imports {

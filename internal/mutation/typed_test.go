@@ -1,8 +1,12 @@
 package mutation
 
 import (
+	"fmt"
+	"go/ast"
 	"go/importer"
+	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,7 +71,7 @@ func TestSwitch_TypedHelpers(t *testing.T) {
 	}
 	generic := &Mutant{ID: "max-arith", Target: "Max", Kind: Expr, Find: "a + b", Replace: "a - b"}
 
-	// Before CheckTypes, the helpers are generic.
+	// Before UseTypes, the helpers are generic.
 	sw, err := p.Switch(ms, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +80,7 @@ func TestSwitch_TypedHelpers(t *testing.T) {
 		t.Fatalf("untyped Switch: Generic = %v, want the generic helpers", sw.Generic)
 	}
 
-	if err := p.CheckTypes("example.com/old", importer.ForCompiler(token.NewFileSet(), "source", nil)); err != nil {
+	if err := p.UseTypes("example.com/old", importer.ForCompiler(token.NewFileSet(), "source", nil)); err != nil {
 		t.Fatal(err)
 	}
 	sw, err = p.Switch(ms, nil, nil)
@@ -114,6 +118,10 @@ func TestSwitch_TypedHelpers(t *testing.T) {
 			t.Errorf("helper file lacks %q:\n%s", want, helper)
 		}
 	}
+	// What it emits type-checks; the helper file on its own at the
+	// language version of a go1.12 module.
+	typeCheck(t, "go1.21", sw.Files[filepath.Join(dir, "old.go")], sw.Files[filepath.Join(dir, HelperFile)])
+	typeCheck(t, "go1.12", sw.Files[filepath.Join(dir, HelperFile)])
 	// Nothing a go1.12 module cannot compile: no type parameter, no 0o.
 	for _, no := range []string{"[T ", "0o", "//go:build"} {
 		if strings.Contains(helper, no) {
@@ -128,6 +136,7 @@ func TestSwitch_TypedHelpers(t *testing.T) {
 		t.Fatal(err)
 	}
 	helper = string(sw.Files[filepath.Join(dir, HelperFile)])
+	typeCheck(t, "go1.21", sw.Files[filepath.Join(dir, "old.go")], sw.Files[filepath.Join(dir, HelperFile)])
 	if !sw.Generic || !strings.HasPrefix(helper, "//go:build go1.21\n\n") || !strings.Contains(helper, "func mutatePick[T any]") {
 		t.Errorf("generic Switch: Generic = %v, helper file:\n%s", sw.Generic, helper)
 	}
@@ -178,4 +187,22 @@ func TestApply_NarrowsOnlyWhereTheRestIsEqual(t *testing.T) {
 	if want := strings.Replace(src, "a || b || c", "(a || b) && c", 1); string(a.Mutated) != want {
 		t.Errorf("mutant =\n%s\nwant\n%s", a.Mutated, want)
 	}
+}
+
+// typeCheck type-checks the files of one package at Go version goVersion,
+// and fails t with every error.
+func typeCheck(t *testing.T, goVersion string, srcs ...[]byte) {
+	t.Helper()
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for i, src := range srcs {
+		f, err := parser.ParseFile(fset, fmt.Sprintf("file%d.go", i), src, parser.ParseComments)
+		if err != nil {
+			t.Fatalf("emitted file does not parse: %v\n%s", err, src)
+		}
+		files = append(files, f)
+	}
+	conf := types.Config{GoVersion: goVersion, Importer: importer.ForCompiler(fset, "source", nil),
+		Error: func(err error) { t.Errorf("emitted code does not type-check: %v", err) }}
+	conf.Check("example.com/old", fset, files, nil)
 }

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/report"
+)
+
+// fake is an engine that selects an empty plan and answers every run with
+// rep (or err), and records what it was asked.
+type fake struct {
+	rep *report.Report
+	err error
+
+	sel     *exercise.Selection
+	opt     *harness.Options
+	planDir string
+}
+
+func (f *fake) engine() engine {
+	return engine{
+		selectPlan: func(_ context.Context, sel exercise.Selection) (*exercise.Plan, error) {
+			f.sel = &sel
+			return &exercise.Plan{Root: f.planDir, Package: "./lease"}, nil
+		},
+		run: func(_ context.Context, _ *exercise.Plan, opt harness.Options) (*report.Report, error) {
+			f.opt = &opt
+			return f.rep, f.err
+		},
+	}
+}
+
+// mutateWith runs the mutate command with eng in a directory of its own,
+// and returns its exit code, stdout and stderr.
+func mutateWith(t *testing.T, ctx context.Context, f *fake, args ...string) (int, string, string) {
+	t.Helper()
+	f.planDir = t.TempDir()
+	t.Chdir(f.planDir)
+	var stdout, stderr bytes.Buffer
+	code := mainWith(ctx, f.engine(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func mutants(statuses ...report.Status) *report.Report {
+	rep := &report.Report{Package: "./lease", Baseline: report.Baseline{Tests: 1, TestNames: []string{"TestA"}}}
+	for i, st := range statuses {
+		m := report.Mutant{ID: string(rune('a' + i)), Status: st, FailedTests: []string{}, Failures: []report.Failure{}}
+		if st == report.Killed {
+			m.FailedTests = []string{"TestA"}
+		}
+		rep.Mutants = append(rep.Mutants, m)
+	}
+	return rep
+}
+
+func TestRun_ExitCodeIsTheWeightiestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		statuses []report.Status
+		want     int
+	}{
+		{"every mutant killed", []report.Status{report.Killed, report.Killed}, report.ExitKilled},
+		{"a survivor", []report.Status{report.Killed, report.Survived}, report.ExitSurvived},
+		{"a timeout", []report.Status{report.Killed, report.Timeout}, report.ExitTimeout},
+		{"a survivor wins over a timeout", []report.Status{report.Survived, report.Timeout}, report.ExitSurvived},
+		{"a flaky verdict", []report.Status{report.Killed, report.Flaky}, report.ExitError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, _ := mutateWith(t, t.Context(), &fake{rep: mutants(tc.statuses...)}, "run", "-q")
+			if code != tc.want {
+				t.Errorf("exit code %d, want %d; stdout:\n%s", code, tc.want, stdout)
+			}
+		})
+	}
+}
+
+func TestRun_FlagsReachTheSelectionAndTheHarness(t *testing.T) {
+	f := &fake{rep: mutants(report.Killed)}
+	code, _, stderr := mutateWith(t, t.Context(), f, "run", "-q", "-pkg", "./x", "-only", "a,b", "-generate", "-diff", "HEAD~1",
+		"-shard", "2/3", "-j", "3", "-timeout", "7s", "-mode", "overlay", "-no-cache", "-full", "-no-tce", "-memory", "2GiB", "-network")
+	if code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
+	}
+	sel := f.sel
+	if sel.Pkg != "./x" || !slices.Equal(sel.Only, []string{"a", "b"}) || !sel.Generate || sel.Diff != "HEAD~1" || sel.Shard != "2/3" {
+		t.Errorf("selection = %+v", *sel)
+	}
+	opt := f.opt
+	if opt.Jobs != 3 || opt.Timeout != 7*time.Second || opt.Mode != harness.ModeOverlay || !opt.NoCache || !opt.Full || !opt.NoTCE ||
+		opt.Memory != 2<<30 || !opt.Network || opt.NoSandbox {
+		t.Errorf("options = %+v", *opt)
+	}
+}
+
+func TestRun_BadFlagsRunNothing(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-j", "0"}, "mutate run: -j 0: want at least 1"},
+		{[]string{"-timeout", "-1s"}, "mutate run: -timeout -1s: want a positive duration"},
+		{[]string{"-mode", "fast"}, "mutate run: -mode fast: want switch or overlay"},
+		{[]string{"-min-score", "80"}, "mutate run: -min-score 80: want a ratio from 0 to 1, such as 0.8"},
+		{[]string{"-json", "-github"}, "mutate run: -json and -github both write to stdout: pick one (-junit FILE writes a file)"},
+		{[]string{"-memory", "lots"}, `invalid value "lots" for flag -memory: want a size such as 2GiB or 512MiB, or off`},
+		{[]string{"-jobs", "2"}, "flag provided but not defined: -jobs"},
+	} {
+		f := &fake{rep: mutants(report.Killed)}
+		code, _, stderr := mutateWith(t, t.Context(), f, append([]string{"run"}, tc.args...)...)
+		if code != report.ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("run %v: exit code %d, stderr:\n%s\nwant 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if f.sel != nil || f.opt != nil {
+			t.Errorf("run %v: selected or ran mutants", tc.args)
+		}
+	}
+}
+
+func TestRun_AnErrorOfTheHarnessExits2WithItsMessage(t *testing.T) {
+	code, stdout, stderr := mutateWith(t, t.Context(), &fake{err: errors.New("baseline: 2 tests failed")}, "run", "-q")
+	if code != report.ExitError || stdout != "" || stderr != "mutate run: baseline: 2 tests failed\n" {
+		t.Errorf("exit code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestRun_InterruptedPrintsWhatFinishedAndWritesNoFile(t *testing.T) {
+	rep := mutants(report.Killed)
+	rep.Interrupted = true
+	code, stdout, stderr := mutateWith(t, t.Context(), &fake{rep: rep, err: harness.ErrInterrupted}, "run", "-q", "-junit", "j.xml", "-html", "r.html")
+	if code != report.ExitError {
+		t.Errorf("exit code %d, want 2", code)
+	}
+	if want := "mutate run: " + harness.ErrInterrupted.Error() + "\n"; stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	if !strings.Contains(stdout, "1 mutant: 1 killed") {
+		t.Errorf("stdout lacks the finished mutant's summary:\n%s", stdout)
+	}
+	for _, file := range []string{"j.xml", "r.html"} {
+		if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %v, want no file", file, err)
+		}
+	}
+}
+
+func TestRun_ACancelledContextIsTheOneMessage(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	code, _, stderr := mutateWith(t, ctx, &fake{err: errors.New("go list: signal: interrupt")}, "run", "-q")
+	if want := "mutate run: " + harness.ErrInterrupted.Error() + "\n"; code != report.ExitError || stderr != want {
+		t.Errorf("exit code %d, stderr %q; want 2, %q", code, stderr, want)
+	}
+}
+
+func TestRun_MinScoreGatesOnTheScore(t *testing.T) {
+	for _, tc := range []struct {
+		min  string
+		want int
+		says string
+	}{
+		{"0.5", report.ExitKilled, "mutate: mutation score 50.0%, at least the minimum 50.0%\n"},
+		{"0.6", report.ExitSurvived, "mutate: mutation score 50.0%, below the minimum 60.0%\n"},
+	} {
+		code, _, stderr := mutateWith(t, t.Context(), &fake{rep: mutants(report.Killed, report.Survived)}, "run", "-q", "-min-score", tc.min)
+		if code != tc.want || stderr != tc.says {
+			t.Errorf("-min-score %s: exit code %d, stderr %q; want %d, %q", tc.min, code, stderr, tc.want, tc.says)
+		}
+	}
+}
+
+func TestRun_WritesEachFileFormatAsked(t *testing.T) {
+	code, stdout, stderr := mutateWith(t, t.Context(), &fake{rep: mutants(report.Killed, report.Survived)}, "run", "-q", "-json", "-junit", "out/j.xml")
+	if code != report.ExitSurvived {
+		t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
+	}
+	var got struct {
+		Mutants []struct{ ID, Status string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || len(got.Mutants) != 2 || got.Mutants[1].Status != "survived" {
+		t.Errorf("stdout is not the run as JSON (%v):\n%s", err, stdout)
+	}
+	data, err := os.ReadFile(filepath.Join("out", "j.xml"))
+	if err != nil || !bytes.Contains(data, []byte(`<testcase name="b"`)) || !bytes.Contains(data, []byte("mutant survived: no test failed")) {
+		t.Errorf("out/j.xml (%v):\n%s", err, data)
+	}
+	if want := "mutate: wrote out/j.xml; JUnit XML, a test case per mutant\n"; stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+}
+
+func TestMain_UnknownCommandSuggestsTheNearest(t *testing.T) {
+	code, _, stderr := mutateWith(t, t.Context(), &fake{}, "rum")
+	if code != report.ExitError || !strings.HasPrefix(stderr, `mutate: unknown command "rum"`) {
+		t.Errorf("exit code %d, stderr:\n%s", code, stderr)
+	}
+}

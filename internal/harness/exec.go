@@ -1,0 +1,104 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/sandbox"
+)
+
+// exec runs a test binary in a run directory of its own (see runDir), made
+// afresh under dir and removed after the run, with env added to its
+// environment and args to its flags, and returns its result with the run
+// directory's paths cleaned from every message. No run sees what another
+// left in its run directory.
+//
+// The binary runs as a link in the run directory's bin directory, beside files
+// that name the active mutant and the coverage file, if env names them
+// (see mutation.ActiveSuffix): a test that runs its own binary again, with
+// an environment of its own, runs the same mutant. Where namespaces are
+// available, the binary runs in its own (see package sandbox): the run
+// directory and the coverage file's directory are all it can write, the bin
+// directory is read-only, /tmp and /dev/shm are its own, and its end is
+// the end of everything it started. A run whose sandbox's init was killed
+// from outside says nothing of the binary, and runs once more.
+func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	res, err := p.execOnce(ctx, cfg, bin, dir, env, args, lim, onEvent)
+	if err == nil && res.Lost != "" && ctx.Err() == nil {
+		return p.execOnce(ctx, cfg, bin, dir, env, args, lim, onEvent)
+	}
+	return res, err
+}
+
+func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	rd, err := p.newRunDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(rd.root)
+	link, cover, err := rd.linkBinary(bin, env)
+	if err != nil {
+		return nil, err
+	}
+	e := gotest.Exec{
+		Test2JSON: p.test2json, Binary: link, Dir: rd.pkg, ImportPath: p.tester.ImportPath,
+		Env: append(rd.env(p.goEnv), env...), Args: args, Timeout: lim.wall, CPULimit: lim.cpu, OnEvent: onEvent,
+		Finished: filepath.Join(rd.root, "finished.prof"), Memory: p.memory,
+	}
+	if p.isolated {
+		spec := sandbox.Default(rd.root)
+		// What records coverage (the switched build's reached sites, a
+		// coverage profile) writes in its run's directory.
+		if cover != "" {
+			spec.Writable = append(spec.Writable, filepath.Dir(cover))
+		}
+		for _, arg := range args {
+			if profile, ok := strings.CutPrefix(arg, "-test.coverprofile="); ok {
+				spec.Writable = append(spec.Writable, filepath.Dir(profile))
+			}
+		}
+		// The other runs' directories are out of sight: the scratch
+		// directory is private, with only this run's in it. Its HOME and
+		// TMPDIR are private too: what its tests write there counts
+		// against the limit of its private directories (the scratch
+		// directory may be in memory, /dev/shm).
+		spec.Private = append(spec.Private, p.tmp, rd.home, rd.tmp)
+		spec.ReadOnly = []string{filepath.Dir(link)}
+		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) && isDir(goroot) {
+			spec.ReadOnly = append(spec.ReadOnly, goroot) // for a test that runs go
+		}
+		spec.HostNetwork, spec.PrivateSize = cfg.Network, p.memory
+		// A test that runs go finds the caches warm, and cannot change them.
+		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+			if dir := p.goEnv[k]; filepath.IsAbs(dir) && isDir(dir) {
+				spec.Overlay = append(spec.Overlay, dir)
+			}
+		}
+		e.Isolate = &spec
+	}
+	res, err := cfg.runner().Exec(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range res.Tests {
+		for i, line := range t.Output {
+			t.Output[i] = rd.clean(line)
+		}
+	}
+	res.Output = rd.clean(res.Output)
+	return res, nil
+}
+
+// runOnly returns the flag that runs only the top-level tests named, and
+// all of their subtests.
+func runOnly(tests []string) string {
+	quoted := make([]string, len(tests))
+	for i, t := range tests {
+		quoted[i] = regexp.QuoteMeta(t)
+	}
+	return "-test.run=^(?:" + strings.Join(quoted, "|") + ")$"
+}

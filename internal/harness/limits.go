@@ -1,0 +1,104 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+// limitFor returns the limit of one mutant's test run: the configured one,
+// or TimeoutFactor times the baseline's test run plus TimeoutSlack.
+func limitFor(cfg config, baseline time.Duration) time.Duration {
+	if cfg.Timeout > 0 {
+		return cfg.Timeout
+	}
+	return TimeoutFactor*baseline + TimeoutSlack
+}
+
+// limitOf returns the limit of an early-kill run of some of the tests:
+// TimeoutFactor times their baseline durations plus TimeoutSlack, at most
+// limit. A hang in a test that takes milliseconds is stopped in seconds,
+// not at the limit of the whole suite.
+func limitOf(tests []string, durations map[string]float64, limit time.Duration) time.Duration {
+	return min(limit, TimeoutFactor*timeOf(tests, durations)+TimeoutSlack)
+}
+
+// timeOf returns the sum of the baseline durations of tests, to the
+// millisecond.
+func timeOf(tests []string, durations map[string]float64) time.Duration {
+	var sum float64
+	for _, t := range tests {
+		sum += durations[t]
+	}
+	return time.Duration(math.Round(sum*1000)) * time.Millisecond
+}
+
+// limits are the limits of one run of a test binary: of its wall time,
+// and of the CPU time it may use (0: none). Its memory limit is the
+// run's, the same for every binary (see memoryLimit).
+type limits struct {
+	wall, cpu time.Duration
+}
+
+// stopped says which of the limits stopped res.
+func (l limits) stopped(res *gotest.Result) string {
+	switch {
+	case res.OverMemory:
+		return fmt.Sprintf("stopped at its memory limit, holding %s", text.Bytes(res.PeakMemory))
+	case res.OverCPU:
+		return fmt.Sprintf("stopped at the limit of %s of CPU time", l.cpu.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("stopped at the limit of %s", l.wall.Round(time.Millisecond))
+}
+
+// memoryLimit returns the memory limit of a run of a test binary, in bytes
+// (0: none), of a package whose baseline held peak bytes at most:
+// opt.Memory when set; else MemoryFactor times the peak, at least
+// MemoryFloor, and at most its share of half the machine's memory, shared
+// by the opt.Jobs runs at a time, unless twice the peak is more. Mutants
+// that allocate without end are stopped there: together they take at most
+// half the machine.
+func memoryLimit(opt Options, peak int64) int64 {
+	if opt.Memory != 0 {
+		return max(opt.Memory, 0)
+	}
+	share := gotest.MachineMemory() / int64(2*max(opt.Jobs, 1))
+	return max(MemoryFloor, min(MemoryFactor*peak, max(share, 2*peak)))
+}
+
+// baselineMemory returns the memory limit of the baseline's runs, before
+// its peak is known: opt.Memory when set, else a quarter of the machine's
+// memory, at least MemoryFloor.
+func baselineMemory(opt Options) int64 {
+	if opt.Memory != 0 {
+		return max(opt.Memory, 0)
+	}
+	return max(MemoryFloor, gotest.MachineMemory()/4)
+}
+
+// cpuLimit returns the CPU time that a run of tests that took base in the
+// baseline may use, in a binary that had used start before its first
+// test: TimeoutFactor times start and base on every CPU, plus CPUSlack.
+// A run that does what the baseline's did cannot use more than base on
+// each CPU after its start, however loaded the machine (a load stretches
+// its wall time, not its CPU time); one past this limit spins, and is
+// stopped in about a second instead of TimeoutSlack. A waiting test uses
+// none: only the wall limit ends a deadlock.
+func cpuLimit(base, start time.Duration) time.Duration {
+	return TimeoutFactor*(base*time.Duration(runtime.NumCPU())+start) + CPUSlack
+}
+
+// cpuNeed returns the CPU limit that the reference's run ref of some tests
+// asks of a mutant's run of the same tests: TimeoutFactor times its CPU
+// time, plus CPUSlack; 0, no CPU limit, when ref was stopped at its own
+// limit (its CPU time is then not the whole run's).
+func cpuNeed(ref *gotest.Result) time.Duration {
+	if ref.TimedOut {
+		return 0
+	}
+	return TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + CPUSlack
+}

@@ -1,0 +1,130 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
+	"github.com/fencelab/fencelab/internal/text"
+)
+
+// switchedBuild is the test binary of the switched package, and its run
+// with no mutant active.
+type switchedBuild struct {
+	sw       *mutation.Switched
+	bin      string // "" when no mutant could be switched
+	inactive *gotest.Result
+	err      error // a harness error
+}
+
+func (sb *switchedBuild) switched(id string) bool {
+	return sb != nil && sb.bin != "" && slices.Contains(sb.sw.Included, id)
+}
+
+// buildSwitched builds one test binary with every mutant switched in but
+// those of invalid, which are not valid Go; the mutants it cannot switch
+// are marked for coverage (see mutation.Package.Switch). When the build
+// fails, the mutants whose switches or marks the compiler's messages point
+// at are left out, or unmarked, and the build is tried again; only when
+// no message points at a switch does every mutant get a build of its own.
+func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[string]string) *switchedBuild {
+	exclude, noMark := map[string]string{}, map[string]bool{}
+	for id := range invalid {
+		exclude[id] = "not valid Go on its own"
+		noMark[id] = true
+	}
+	for attempt := 0; ; attempt++ {
+		sw, err := p.Package.Switch(cfg.Mutants, exclude, noMark)
+		if err != nil {
+			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
+		}
+		if len(sw.Marked()) == 0 {
+			return &switchedBuild{sw: sw}
+		}
+		bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "switch", strconv.Itoa(attempt)), sw.Files, true)
+		if err == nil {
+			return &switchedBuild{sw: sw, bin: bin}
+		}
+		var be *gotest.BuildError
+		if !errors.As(err, &be) {
+			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
+		}
+		blamed := map[string]bool{}
+		for _, m := range compileError.FindAllStringSubmatch(be.Output, -1) {
+			line, _ := strconv.Atoi(m[2])
+			for _, id := range sw.Blame(m[1], line) {
+				blamed[id] = true
+			}
+		}
+		if len(blamed) == 0 && len(sw.Constants) > 0 {
+			// A constant made a variable is used where Go needs a
+			// constant: those mutants get builds of their own, where it
+			// stays one.
+			for _, id := range sw.Constants {
+				exclude[id] = "its constant, which the switched build makes a variable, is used where Go needs a constant"
+			}
+			continue
+		}
+		if len(blamed) == 0 {
+			// Nothing to blame but the switching itself.
+			for _, id := range sw.Marked() {
+				if _, ok := exclude[id]; !ok {
+					exclude[id] = "the switched build does not compile: " + text.FirstLine(be.Output)
+				}
+				noMark[id] = true
+			}
+			continue
+		}
+		for id := range blamed {
+			if slices.Contains(sw.Included, id) {
+				exclude[id] = "its switched form does not compile"
+			} else {
+				noMark[id] = true
+			}
+		}
+	}
+}
+
+// runInactive runs the switched binary with no mutant active.
+func runInactive(ctx context.Context, cfg config, p *prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
+	res, err := p.exec(ctx, cfg, sb.bin, filepath.Join(p.tmp, "inactive"), []string{mutation.SwitchEnv + "="}, nil, limits{wall: limit}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
+	}
+	return res, nil
+}
+
+// checkInactive compares the run of the switched binary with no mutant
+// active with the plain baseline: it must pass exactly like it, or no result
+// of the switched build can be trusted.
+func checkInactive(cfg config, b *Baseline) error {
+	res := b.switched.inactive
+	if res == nil {
+		return nil
+	}
+	if res.TimedOut {
+		return fmt.Errorf("the switched build with no mutant active timed out, where the reference passed")
+	}
+	want, got := b.Result.Names(), res.Names()
+	if !passed(res) || !slices.Equal(got, want) {
+		var why []string
+		for _, name := range res.Failed() {
+			why = append(why, name+" failed")
+		}
+		for _, name := range want {
+			if !slices.Contains(got, name) {
+				why = append(why, name+" did not run")
+			}
+		}
+		return fmt.Errorf("the switched build with no mutant active does not pass like the reference (%s)", strings.Join(why, ", "))
+	}
+	cfg.Progress.Printf("switched build, no mutant active: %s passed (%.1fs)", text.Count(len(res.Tests), "test", "tests"), res.Wall)
+	return nil
+}

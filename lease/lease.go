@@ -713,7 +713,8 @@ func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, 
 }
 
 // OwnerError is the error of one owner of ClaimMany, at its place in the
-// owners it was given.
+// owners it was given. Its message names the place and the owner, then
+// the error.
 type OwnerError struct {
 	Index int    // in owners
 	Owner string // owners[Index]

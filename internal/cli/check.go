@@ -35,6 +35,16 @@ learner's file as Gradescope's results.json or a GitHub Classroom runner's
 result. It takes run's flags that choose the mutants; generated mutants run
 to the end, as with -full.
 
+Given Go test files (FILE_test.go) instead, check grades each as one
+learner's test suite for the catalog's package, as Examplar does (Wrenn and
+Krishnamurthi, ICER 2019): the package's own tests are left out and the file
+added; each test must pass on the reference and on every wheat (the correct
+alternatives of wheats.yaml beside the catalog), else it is invalid and earns
+nothing; each catalog mutant (a chaff) is caught when a valid test fails under
+it, the kill confirmed. It takes -json, -gradescope, -visibility and run's
+flags that bound the runs. Exit 0: every test valid and every chaff caught;
+1: otherwise; 2: the file does not compile or declares another package.
+
 ` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
 func check(ctx context.Context, c *call, args []string) error {
@@ -43,6 +53,9 @@ func check(ctx context.Context, c *call, args []string) error {
 	f.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if isTestFile(fs.Args()) {
+		return checkTests(ctx, c, &f, fs.Args())
 	}
 	credit, err := f.validate(fs)
 	if err != nil {

@@ -34,7 +34,8 @@ Commands:
   show ID...    print mutants as unified diffs, with step, contract and rationale
   run           run the suite against every mutant and print the kill matrix
   template      write a prediction file to fill in, with every mutant and test name
-  check FILE... run the mutants and compare with the predictions in FILEs
+  check FILE... run the mutants and compare with the predictions in FILEs,
+                or grade learners' test files (FILE_test.go) against them
   report        regenerate the generated parts of a report document from a run
   merge FILE... join the results of the shards of a run (run -shard k/n -json)
   draft         write a catalog draft for a package: its dominator mutants

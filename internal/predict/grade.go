@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 )
@@ -18,38 +19,16 @@ import (
 // Visibilities are when Gradescope shows a result to the learner.
 var Visibilities = []string{"visible", "hidden", "after_due_date", "after_published"}
 
-// gradescopeResults is Gradescope's results.json, the fields mutate
-// writes (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
-type gradescopeResults struct {
-	Score            float64          `json:"score"`
-	Output           string           `json:"output"`
-	OutputFormat     string           `json:"output_format"`
-	TestOutputFormat string           `json:"test_output_format"`
-	Visibility       string           `json:"visibility"`
-	StdoutVisibility string           `json:"stdout_visibility"`
-	Tests            []gradescopeTest `json:"tests"`
-}
-
-type gradescopeTest struct {
-	Name       string  `json:"name"`
-	Number     string  `json:"number,omitempty"`
-	Score      float64 `json:"score"`
-	MaxScore   float64 `json:"max_score"`
-	Status     string  `json:"status"`
-	Output     string  `json:"output"`
-	Visibility string  `json:"visibility"`
-}
-
 // WriteGradescope writes s as Gradescope's results.json: the score, and a
 // test per mutant worth its points, passed when the prediction is exact,
 // with what was predicted, missed and wrong as its output; visibility says
 // when the learner sees them. An invalid file scores 0, and its problems
 // are the output.
 func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
-	res := gradescopeResults{Score: round(s.Points), Output: s.summary(), OutputFormat: "text", TestOutputFormat: "text",
-		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescopeTest{}}
+	res := gradescope.Results{Score: round(s.Points), Output: s.summary(), OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}}
 	for _, o := range s.Outcomes {
-		t := gradescopeTest{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
+		t := gradescope.Test{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
 			Status: "failed", Output: s.feedback(&o), Visibility: visibility}
 		if o.Step > 0 {
 			t.Number = fmt.Sprint(o.Step)

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
@@ -113,14 +114,14 @@ func TestScore_WriteGradescope(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, "gradescope-results.schema.json", b.Bytes())
-	var got gradescopeResults
+	var got gradescope.Results
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Score != 1 || got.Visibility != "after_due_date" || len(got.Tests) != 3 || !strings.Contains(got.Output, "(alice): 1 of 3 exact, 1 of 4 points") {
 		t.Fatalf("results = %+v", got)
 	}
-	want := []gradescopeTest{
+	want := []gradescope.Test{
 		{Name: "step 1: m1 (the first fault)", Number: "1", Score: 1, MaxScore: 1, Status: "passed", Visibility: "after_due_date"},
 		{Name: "step 2: m2", Number: "2", Score: 0, MaxScore: 2, Status: "failed", Visibility: "after_due_date"},
 		{Name: "m3", Score: 0, MaxScore: 1, Status: "failed", Visibility: "after_due_date"},
@@ -177,7 +178,7 @@ func TestInvalidScore(t *testing.T) {
 	}
 	validate(t, "gradescope-results.schema.json", gs.Bytes())
 	validate(t, "classroom-result.schema.json", cr.Bytes())
-	var g gradescopeResults
+	var g gradescope.Results
 	var c classroomResult
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &c)
@@ -274,7 +275,7 @@ func TestClass_WorksheetAnswers(t *testing.T) {
 	if err := s.WriteClassroom(&cr); err != nil {
 		t.Fatal(err)
 	}
-	var g gradescopeResults
+	var g gradescope.Results
 	var cl classroomResult
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &cl)

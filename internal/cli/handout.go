@@ -18,24 +18,39 @@ closing questions), without the tests of every package but the exercise's
 (they name the answers) and without the instructor's CI, with a GitHub
 Classroom workflow that grades each push. Push DIR as the assignment's
 template repository; in it, go test ./... and go tool mutate list, show,
-template and check work.`
+template and check work.
+
+-tests FILE writes the tests assignment instead: the exercise's package
+without its own tests, with FILE, a starter test file with a worked example,
+beside it, and a worksheet that describes each mutant by its step and
+contract (-fragments adds the design note's fragment); learners grade their
+test files with go tool mutate check FILE_test.go.`
 
 func handoutCmd(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "-o DIR [flags]", handoutSummary)
 	var files files
 	fs.Var(&files, "mutants", "the exercise's mutants file (repeatable; default: the module's "+exercise.Catalog+")")
 	out := fs.String("o", "", "write the hand-out into `dir`, which must not exist or be empty")
+	var opt handout.Options
+	fs.StringVar(&opt.Starter, "tests", "", "write the tests assignment, with this starter test `file` (FILE_test.go) in the exercise's package")
+	fs.BoolVar(&opt.Fragments, "fragments", false, "with -tests, show each mutant's fragment in the worksheet")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef(fs, "no -o DIR: where the hand-out goes")
 	}
+	if opt.Starter != "" && !strings.HasSuffix(opt.Starter, "_test.go") {
+		return usagef(fs, "-tests %s: want a Go test file, FILE_test.go", opt.Starter)
+	}
+	if opt.Fragments && opt.Starter == "" {
+		return usagef(fs, "-fragments goes with -tests")
+	}
 	set, err := exercise.Find(".", files)
 	if err != nil {
 		return err
 	}
-	left, wrote, err := handout.Write(set, *out)
+	left, wrote, err := handout.Write(set, *out, opt)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,12 @@
 // In a hand-out, go test ./... runs the exercise's suite, and go tool
 // mutate list, show, template and check work as in the course's
 // repository.
+//
+// A hand-out of the tests assignment (Options.Starter) is for learners who
+// write the tests: the exercise's package loses its own tests too, and
+// gets the starter test file, with a worked example; the worksheet asks
+// for tests, describing each mutant by its step and contract (its fragment
+// only with Options.Fragments); check FILE_test.go grades them.
 package handout
 
 import (
@@ -45,10 +51,19 @@ var Workflow []byte
 // WorkflowPath is where a hand-out holds Workflow.
 const WorkflowPath = ".github/workflows/classroom.yml"
 
+// Options choose the assignment of a hand-out.
+type Options struct {
+	// Starter is the starter test file of the tests assignment; "" for
+	// the predictions assignment.
+	Starter string
+	// Fragments: the tests worksheet shows each mutant's fragment.
+	Fragments bool
+}
+
 // Write writes the hand-out of the exercise set (read from the module at
 // set.Root) into dir, which must not exist or be empty, and returns the
 // paths it left out and the files it wrote of its own, relative to dir.
-func Write(set *exercise.Set, dir string) (left, wrote []string, err error) {
+func Write(set *exercise.Set, dir string, opt Options) (left, wrote []string, err error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, nil, fmt.Errorf("%s is not empty: the hand-out goes into a new directory", dir)
 	}
@@ -63,7 +78,7 @@ func Write(set *exercise.Set, dir string) (left, wrote []string, err error) {
 			return nil, nil, err
 		}
 	}
-	h := &handout{set: set, dir: tmp}
+	h := &handout{set: set, dir: tmp, opt: opt}
 	if err := h.leaveOut(); err != nil {
 		return nil, nil, err
 	}
@@ -85,6 +100,7 @@ func Write(set *exercise.Set, dir string) (left, wrote []string, err error) {
 type handout struct {
 	set         *exercise.Set
 	dir         string
+	opt         Options
 	left, wrote []string
 }
 
@@ -115,8 +131,9 @@ func (h *handout) leaveOut() error {
 			return err
 		}
 		rel, _ := filepath.Rel(h.dir, path)
-		if filepath.Dir(rel) == pkg || rel == pkg || strings.HasPrefix(rel, pkg+string(filepath.Separator)+"testdata") {
-			return nil // the exercise's own suite
+		own := filepath.Dir(rel) == pkg || rel == pkg || strings.HasPrefix(rel, pkg+string(filepath.Separator)+"testdata")
+		if own && (h.opt.Starter == "" || d.IsDir() || !strings.HasSuffix(d.Name(), "_test.go")) {
+			return nil // the exercise's own suite, and its test data
 		}
 		if d.IsDir() && d.Name() == "testdata" || !d.IsDir() && strings.HasSuffix(d.Name(), "_test.go") {
 			tests = append(tests, filepath.ToSlash(rel))
@@ -167,9 +184,22 @@ func (h *handout) addOwn() error {
 		if err := h.write(rel, withoutReport(src)); err != nil {
 			return err
 		}
-		if err := h.write(f.Report.File, []byte(Worksheet(h.set))); err != nil {
+		sheet := Worksheet(h.set)
+		if h.opt.Starter != "" {
+			sheet = TestsWorksheet(h.set, filepath.Base(h.opt.Starter), h.opt.Fragments)
+		}
+		if err := h.write(f.Report.File, []byte(sheet)); err != nil {
 			return err
 		}
+	}
+	if h.opt.Starter != "" {
+		// The Classroom workflow grades prediction files: a tests
+		// assignment has none yet.
+		src, err := os.ReadFile(h.opt.Starter)
+		if err != nil {
+			return err
+		}
+		return h.write(filepath.Join(h.set.Package, filepath.Base(h.opt.Starter)), src)
 	}
 	return h.write(WorkflowPath, Workflow)
 }
@@ -266,6 +296,50 @@ instructor reads them.
 		b.WriteString("\n## Closing questions\n\nAnswer each in your prediction file, under `worksheet:`, after your predictions.\n")
 		for _, q := range set.Worksheet {
 			fmt.Fprintf(&b, "\n- **%s**: %s\n", q.ID, q.Question)
+		}
+	}
+	return b.String()
+}
+
+// TestsWorksheet returns the worksheet of the tests assignment, as
+// Markdown: what to write (in starter, the starter test file's name), how
+// it is graded, and each mutant to catch by its step and contract (with
+// fragments, its faulty fragment too).
+func TestsWorksheet(set *exercise.Set, starter string, fragments bool) string {
+	var b strings.Builder
+	pkg := strings.TrimPrefix(set.Package, "./")
+	fmt.Fprintf(&b, `# The worksheet: tests
+
+Write the tests of package %[1]s in %[1]s/%[2]s, below its worked example.
+Choose as the observation an input that ought to be rejected, or the state
+after a failure.
+
+`+"```sh"+`
+go test ./%[1]s
+go tool mutate check %[1]s/%[2]s
+`+"```"+`
+
+`+"`check`"+` grades one test file, its tests alone: each test must pass on the package and on
+correct alternatives of it that change only what the contract leaves open
+(an error's wording, an order it does not promise): a test that fails on
+one is invalid, and earns nothing. Each fault below is worth its points when
+a valid test fails under it.
+`, pkg, starter)
+	for _, m := range set.Mutants {
+		title := m.Title
+		if title == "" {
+			title = m.ID
+		}
+		heading := title
+		if m.Step > 0 {
+			heading = fmt.Sprintf("Step %d: %s", m.Step, title)
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", heading)
+		if m.Contract != "" {
+			fmt.Fprintf(&b, "**Contract.** %s\n", m.Contract)
+		}
+		if fragments && m.Seed != "" {
+			fmt.Fprintf(&b, "\n**The faulty fragment**, as the design note writes it:\n\n```\n%s\n```\n", m.Seed)
 		}
 	}
 	return b.String()

@@ -109,7 +109,7 @@ func TestWrite_TheExerciseWithoutItsAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "handout")
-	left, wrote, err := Write(set, out)
+	left, wrote, err := Write(set, out, Options{})
 	if err != nil {
 		t.Fatalf("Write() error = %v", err)
 	}
@@ -154,7 +154,7 @@ func TestWrite_TheExerciseWithoutItsAnswers(t *testing.T) {
 		}
 	}
 	// It goes into a new directory only.
-	if _, _, err := Write(set, out); err == nil || !strings.Contains(err.Error(), "is not empty") {
+	if _, _, err := Write(set, out, Options{}); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("Write(into the hand-out again) error = %v, want it refused", err)
 	}
 }
@@ -170,11 +170,58 @@ func TestWrite_OutsideAGitCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	left, _, err := Write(set, filepath.Join(t.TempDir(), "handout"))
+	left, _, err := Write(set, filepath.Join(t.TempDir(), "handout"), Options{})
 	if err != nil {
 		t.Fatalf("Write() error = %v", err)
 	}
 	if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,predictions/example.yaml,tool/testdata,tool/tool_test.go"; got != want {
 		t.Errorf("left out %s, want %s", got, want)
+	}
+}
+
+// The tests assignment: the exercise's package without its own tests (its
+// test data kept), with the starter beside it, and a worksheet that asks
+// for tests and describes each mutant by its step and contract, its
+// fragment only when asked.
+func TestWrite_TheTestsAssignment(t *testing.T) {
+	root := writeExercise(t)
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starter := filepath.Join(t.TempDir(), "starter_test.go")
+	if err := os.WriteFile(starter, []byte("package stock\n\nimport \"testing\"\n\nfunc TestTake_Example(t *testing.T) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fragments := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "handout")
+		left, wrote, err := Write(set, out, Options{Starter: starter, Fragments: fragments})
+		if err != nil {
+			t.Fatalf("Write() error = %v", err)
+		}
+		if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,predictions/example.yaml,stock/stock_test.go,tool/testdata,tool/tool_test.go"; got != want {
+			t.Errorf("left out %s, want %s", got, want)
+		}
+		if got, want := strings.Join(wrote, ","), "REPORT.md,mutants/catalog.yaml,stock/starter_test.go"; got != want {
+			t.Errorf("wrote %s, want %s", got, want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "stock", "testdata", "items.txt")); err != nil {
+			t.Errorf("the package's test data: %v", err)
+		}
+		sheet, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"# The worksheet: tests", "go tool mutate check stock/starter_test.go", "## Step 1: Take accepts zero", "**Contract.** Take takes one or more."} {
+			if !strings.Contains(string(sheet), want) {
+				t.Errorf("worksheet lacks %q:\n%s", want, sheet)
+			}
+		}
+		if got := strings.Contains(string(sheet), "take(n >= 0)"); got != fragments {
+			t.Errorf("Fragments %v: the worksheet shows the fragment: %v", fragments, got)
+		}
+		if strings.Contains(string(sheet), "TestTake_One") {
+			t.Errorf("the worksheet names the suite's test:\n%s", sheet)
+		}
 	}
 }

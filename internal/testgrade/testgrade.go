@@ -30,7 +30,8 @@ type Invalid struct {
 	// says what the contract leaves open.
 	On    string `json:"on"`
 	Title string `json:"title,omitempty"`
-	// Sometimes: it failed on the reference in one of two runs.
+	// Sometimes: it failed once and not again, on the reference or
+	// under a wheat.
 	Sometimes bool   `json:"sometimes,omitempty"`
 	Message   string `json:"message"`
 }
@@ -39,7 +40,7 @@ type Invalid struct {
 func (inv Invalid) reason() string {
 	switch {
 	case inv.On == Reference && inv.Sometimes:
-		return "fails on the reference, in one of two runs: it depends on an order or a timing the contract leaves open"
+		return "fails, and not again: it depends on an order or a timing the contract leaves open"
 	case inv.On == Reference:
 		return "fails on the reference: the test is wrong"
 	}
@@ -82,19 +83,30 @@ func New(file string, tests []string, onReference []Invalid, rep *report.Report,
 	for _, inv := range onReference {
 		invalid[inv.Test] = true
 	}
-	for _, m := range rep.Mutants {
-		if !wheats[m.ID] {
-			continue
+	// A test that fails under a wheat, confirmed (again under it, and not
+	// without it), pins what that wheat leaves open. One whose failure
+	// under a wheat did not reproduce depends on an order or a timing:
+	// the reference's own, whichever wheat it met.
+	add := func(inv Invalid) {
+		if !invalid[inv.Test] {
+			invalid[inv.Test] = true
+			g.Invalid = append(g.Invalid, inv)
 		}
-		// A test that failed under a correct alternative even once is
-		// invalid, confirmed or not.
-		for _, name := range slices.Concat(m.FailedTests, m.FlakyTests) {
-			top, _, _ := strings.Cut(name, "/")
-			if invalid[top] {
-				continue
+	}
+	for _, m := range rep.Mutants {
+		if wheats[m.ID] {
+			for _, name := range m.FailedTests {
+				top, _, _ := strings.Cut(name, "/")
+				add(Invalid{Test: top, On: m.ID, Title: m.Title, Message: messageOf(m, name)})
 			}
-			invalid[top] = true
-			g.Invalid = append(g.Invalid, Invalid{Test: top, On: m.ID, Title: m.Title, Message: messageOf(m, name)})
+		}
+	}
+	for _, m := range rep.Mutants {
+		if wheats[m.ID] {
+			for _, name := range m.FlakyTests {
+				top, _, _ := strings.Cut(name, "/")
+				add(Invalid{Test: top, On: Reference, Sometimes: true, Message: messageOf(m, name)})
+			}
 		}
 	}
 	slices.SortFunc(g.Invalid, func(a, b Invalid) int { return strings.Compare(a.Test, b.Test) })

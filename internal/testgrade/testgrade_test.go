@@ -27,7 +27,7 @@ func TestNew_AnInvalidTestEarnsNothing(t *testing.T) {
 	for _, inv := range g.Invalid {
 		invalid = append(invalid, inv.Test+"@"+inv.On)
 	}
-	if want := []string{"TestWinner@winner", "TestWords@wording", "TestWrong@reference"}; !slices.Equal(invalid, want) {
+	if want := []string{"TestWinner@reference", "TestWords@wording", "TestWrong@reference"}; !slices.Equal(invalid, want) {
 		t.Errorf("invalid = %v, want %v", invalid, want)
 	}
 	if g.Invalid[1].Message != `words_test.go:9: got "a job needs an id"` {
@@ -64,7 +64,7 @@ func TestNew_AnInvalidTestEarnsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Score != 2 || len(res.Tests) != 7 || res.Tests[0].Name != "invalid test TestWinner" ||
-		!strings.HasPrefix(res.Tests[0].Output, "fails on wheat winner, a correct alternative: another winner") ||
+		!strings.HasPrefix(res.Tests[0].Output, "fails, and not again: it depends on an order or a timing") ||
 		res.Tests[3].Status != "passed" || res.Tests[3].MaxScore != 2 || res.Tests[4].Status != "failed" {
 		t.Errorf("Gradescope results:\n%s", b.String())
 	}

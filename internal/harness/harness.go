@@ -270,14 +270,25 @@ func (p *prepared) setUp(ctx context.Context, cfg config) error {
 
 // binaries are the content hashes of the test binaries that a run's
 // mutants share (the plain and the switched build), taken when they were
-// built: a run checks them after each mutant.
+// built: a run checks them after each mutant, by their stamps (a binary
+// whose stamp moved is read again), and reads them all again after the
+// last.
 type binaries struct {
 	mu   sync.Mutex
-	sums map[string]string // path: hex SHA-256
+	sums map[string]binary // by path
+}
+
+type binary struct {
+	sum   string // hex SHA-256
+	stamp filesum.Stamp
 }
 
 // record takes the hash of the binary at path.
 func (bs *binaries) record(path string) error {
+	stamp, err := filesum.StampOf(path)
+	if err != nil {
+		return err
+	}
 	sum, err := filesum.Hex(path)
 	if err != nil {
 		return err
@@ -285,9 +296,9 @@ func (bs *binaries) record(path string) error {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if bs.sums == nil {
-		bs.sums = map[string]string{}
+		bs.sums = map[string]binary{}
 	}
-	bs.sums[path] = sum
+	bs.sums[path] = binary{sum: sum, stamp: stamp}
 	return nil
 }
 
@@ -296,17 +307,23 @@ func (bs *binaries) record(path string) error {
 func (bs *binaries) sum(path string) string {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	return bs.sums[path]
+	return bs.sums[path].sum
 }
 
 // changed returns the base names of the binaries whose content is not
-// what it was when they were built.
-func (bs *binaries) changed() []string {
+// what it was when they were built. A binary whose stamp is what it was
+// is not read again, unless reread says so.
+func (bs *binaries) changed(reread bool) []string {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	var names []string
-	for path, want := range bs.sums {
-		if got, err := filesum.Hex(path); err != nil || got != want {
+	for path, b := range bs.sums {
+		if !reread {
+			if stamp, err := filesum.StampOf(path); err == nil && stamp.Same(b.stamp) {
+				continue
+			}
+		}
+		if got, err := filesum.Hex(path); err != nil || got != b.sum {
 			names = append(names, filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path))
 		}
 	}

@@ -33,6 +33,8 @@ type canned struct {
 	// cpu gives, by active mutant, the CPU time its runs use: a run whose
 	// CPU limit is lower is stopped at it, in its first test.
 	cpu map[string]time.Duration
+	// onExec, if set, is called with each run before it is answered.
+	onExec func(e gotest.Exec, active string)
 
 	// peak is the memory the baseline's runs hold (the reference with
 	// no mutant active).
@@ -78,6 +80,9 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 				return nil, err
 			}
 		}
+	}
+	if c.onExec != nil {
+		c.onExec(e, active)
 	}
 	c.mu.Lock()
 	c.runs = append(c.runs, active)
@@ -241,6 +246,33 @@ func TestRun_AfterBaselineStopsTheRun(t *testing.T) {
 	}
 	if slices.Contains(r.runs, "flipped") {
 		t.Errorf("runs = %q: a mutant ran after the hook failed", r.runs)
+	}
+}
+
+// A test binary that the mutants share, written while a mutant ran (as
+// a mutant's run without a sandbox could), stops the run: no verdict of
+// it can be trusted.
+func TestRun_ASharedBinaryWrittenByAMutantStopsTheRun(t *testing.T) {
+	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
+	r := cannedRunner()
+	var once sync.Once
+	r.onExec = func(e gotest.Exec, active string) {
+		if active == "flipped" {
+			once.Do(func() {
+				f, err := os.OpenFile(e.Binary, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Errorf("open the binary: %v", err)
+					return
+				}
+				defer f.Close()
+				f.WriteString("written")
+			})
+		}
+	}
+	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r}
+	_, err := cfg.run(t)
+	if err == nil || !strings.Contains(err.Error(), "changed while mutant flipped ran; no verdict of this run can be trusted") {
+		t.Fatalf("Run() error = %v, want the binary changed while mutant flipped ran", err)
 	}
 }
 

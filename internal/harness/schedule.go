@@ -100,7 +100,7 @@ func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) e
 	if err != nil {
 		return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
 	}
-	changed := s.p.bins.changed()
+	changed := s.p.bins.changed(false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.p.checkTree(naming("mutant", "mutants", s.suspects)); err != nil {
@@ -150,6 +150,10 @@ func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) e
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
 	cfg.phase("reference", "the reference again, after the mutants")
+	if changed := p.bins.changed(true); len(changed) > 0 {
+		return fmt.Errorf("the test %s %s changed while the mutants ran; no verdict of this run can be trusted (the next run builds %s again)",
+			text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), text.Plural(len(changed), "it", "them"))
+	}
 	res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "reference-after"), env, nil, limits{wall: baselineTimeout(cfg)}, nil)
 	if err != nil {
 		return fmt.Errorf("the reference after the mutants: %w", err)

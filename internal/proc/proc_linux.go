@@ -7,10 +7,13 @@
 package proc
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Available says that /proc can be read here.
@@ -101,21 +104,19 @@ func (st Stat) int(i int) int {
 // files, which name them at once, where the kernel has them
 // (CONFIG_PROC_CHILDREN), else from every process's stat.
 func Children(pid int) []int {
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	if len(tasks) == 0 {
-		var kids []int
-		for _, p := range PIDs() {
-			if st, ok := ReadStat(p); ok && st.Parent() == pid {
-				kids = append(kids, p)
-			}
-		}
-		return kids
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // gone
 	}
 	var kids []int
 	for _, t := range tasks {
-		data, err := os.ReadFile(t)
+		data, err := os.ReadFile(dir + t.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) && !childrenFiles() {
+			return childrenFromStats(pid)
+		}
 		if err != nil {
-			continue
+			continue // the thread ended
 		}
 		for f := range strings.FieldsSeq(string(data)) {
 			if n, err := strconv.Atoi(f); err == nil {
@@ -126,9 +127,25 @@ func Children(pid int) []int {
 	return kids
 }
 
-// ResidentMemory returns the anonymous and shared resident memory of
-// process pid, in bytes, as its status counts it (file pages, such as a
-// binary's code, are the page cache's); 0 if it is gone.
+// childrenFiles says whether the kernel has the threads' children files:
+// this process's main thread has one.
+var childrenFiles = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	return err == nil
+})
+
+// childrenFromStats returns the ids of pid's children from every
+// process's stat.
+func childrenFromStats(pid int) []int {
+	var kids []int
+	for _, p := range PIDs() {
+		if st, ok := ReadStat(p); ok && st.Parent() == pid {
+			kids = append(kids, p)
+		}
+	}
+	return kids
+}
+
 func ResidentMemory(pid int) int64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {

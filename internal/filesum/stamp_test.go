@@ -1,0 +1,70 @@
+package filesum
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// A stamp tells an unchanged file from one that was written, even with
+// its size and modification time put back, or replaced by another file
+// of the same content; where it cannot tell (not Linux), it never says
+// two are the same.
+func TestStamp_ChangesWithEveryWrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bin")
+	if err := os.WriteFile(path, []byte("abcd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := before.Same(again), runtime.GOOS == "linux"; got != want {
+		t.Fatalf("Same(unchanged) = %v, want %v", got, want)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // the change time moves on a clock tick
+	if err := os.WriteFile(path, []byte("abce"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	written, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Same(written) {
+		t.Errorf("Same(written, size and modification time put back) = true, want false")
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("abce"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(other, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	replaced, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if written.Same(replaced) {
+		t.Errorf("Same(replaced by another file) = true, want false")
+	}
+	if _, err := StampOf(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Errorf("StampOf(missing) error = %v, want not exist", err)
+	}
+}

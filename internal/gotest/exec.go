@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/sandbox"
+	"github.com/fencelab/fencelab/third_party/test2json"
 )
 
 // drainGrace is how long the output of a test binary that has exited may
@@ -51,7 +52,10 @@ var runs atomic.Int64
 
 // Exec is one run of a compiled test binary.
 type Exec struct {
-	Test2JSON  string        // the test2json program (see Test2JSON)
+	// Test2JSON is the test2json program (see Test2JSON); if empty, the
+	// output is converted in this process (package test2json, vendored),
+	// which a test binary of release test2json.GoVersion needs.
+	Test2JSON  string
 	Binary     string        // the test binary
 	Dir        string        // its working directory
 	ImportPath string        // the package, as events name it
@@ -140,9 +144,10 @@ type running struct {
 	wall             time.Duration
 }
 
-// start starts test2json and then the binary, and the goroutines that
-// copy the binary's output to test2json, parse its events and wait for
-// the binary. On an error nothing is left running.
+// start starts the converter (test2json, or one in this process) and then
+// the binary, and the goroutines that copy the binary's output to the
+// converter, parse its events and wait for the binary. On an error nothing
+// is left running.
 func (r *running) start() error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -157,7 +162,8 @@ func (r *running) start() error {
 	if err := r.startBinary(outW); err != nil {
 		r.convIn.Close()
 		io.Copy(io.Discard, r.convOut)
-		wait(r.conv)
+		r.convOut.Close()
+		r.waitConverter()
 		outR.Close()
 		return err
 	}
@@ -170,7 +176,7 @@ func (r *running) start() error {
 		close(r.copied)
 	}()
 	go func() {
-		r.parsed <- decode(r.convOut, func(ev Event) {
+		err := decode(r.convOut, func(ev Event) {
 			// A test that starts or ends is progress; a test that prints
 			// without end is not.
 			if ev.Test != "" && ev.Action != "output" {
@@ -181,6 +187,11 @@ func (r *running) start() error {
 				r.OnEvent(ev)
 			}
 		})
+		// Past a bad event, the rest is read, unparsed: the converter
+		// never waits on a reader that stopped.
+		io.Copy(io.Discard, r.convOut)
+		r.convOut.Close()
+		r.parsed <- err
 	}()
 	go func() {
 		r.reaped, r.waitErr = waitUnreaped(r.bin)
@@ -189,8 +200,23 @@ func (r *running) start() error {
 	return nil
 }
 
-// startConverter starts test2json, its input and output piped.
+// startConverter starts test2json, its input and output piped; or, without
+// a test2json program, a converter in this process, behind the same pipes.
 func (r *running) startConverter() error {
+	if r.Test2JSON == "" {
+		// A pipe with the kernel's buffer: the converter writes its first
+		// event before anything reads.
+		out, convOut, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		// Timestamps: a test's Elapsed comes only with them, and the
+		// limits of later runs derive from it (as with test2json -t).
+		conv := test2json.NewConverter(convOut, r.ImportPath, test2json.Timestamp)
+		r.convIn = converterInput{conv, convOut}
+		r.convOut = out
+		return nil
+	}
 	// -t: test2json gives a test's Elapsed only with its time stamps,
 	// and the limits of later runs derive from it.
 	r.conv = exec.Command(r.Test2JSON, "-t", "-p", r.ImportPath)
@@ -207,6 +233,30 @@ func (r *running) startConverter() error {
 		return fmt.Errorf("start test2json: %w", err)
 	}
 	return nil
+}
+
+// waitConverter waits for the test2json program, if one was started.
+func (r *running) waitConverter() error {
+	if r.conv == nil {
+		return nil
+	}
+	return wait(r.conv)
+}
+
+// converterInput is the input of a converter in this process: closing it
+// ends the conversion, as closing test2json's input does, and then its
+// output.
+type converterInput struct {
+	conv *test2json.Converter
+	out  *os.File
+}
+
+func (c converterInput) Write(b []byte) (int, error) { return c.conv.Write(b) }
+
+func (c converterInput) Close() error {
+	err := c.conv.Close()
+	c.out.Close()
+	return err
 }
 
 // startBinary starts the test binary, in its sandbox when isolated, its
@@ -329,7 +379,7 @@ func (r *running) stop() {
 // binary ended.
 func (r *running) collect() (*Result, error) {
 	decodeErr := <-r.parsed
-	convWaitErr := wait(r.conv)
+	convWaitErr := r.waitConverter()
 	if decodeErr != nil {
 		return nil, decodeErr
 	}

@@ -5,9 +5,11 @@ package gotest
 import (
 	"context"
 	"errors"
+	"go/version"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/proctest"
 	"github.com/fencelab/fencelab/internal/sandbox"
+	"github.com/fencelab/fencelab/third_party/test2json"
 )
 
 // writeModule writes a one-package module with the given test file.
@@ -185,8 +188,7 @@ func built(t testing.TB, test string) Exec {
 			fixture.err = err
 			return
 		}
-		t2j, err := Test2JSON(context.Background(), "")
-		fixture.exec, fixture.err = Exec{Test2JSON: t2j, Binary: bin, Dir: dir, ImportPath: "example.com/m"}, err
+		fixture.exec = Exec{Binary: bin, Dir: dir, ImportPath: "example.com/m"}
 	})
 	if fixture.err != nil {
 		t.Fatalf("building the fixture: %v", fixture.err)
@@ -225,6 +227,53 @@ func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
 	}
 	if got, want := res.Message("TestTwo/sub"), "m_test.go:23: Two() = 2, broken"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
+	}
+}
+
+// The converter in this process reads a test binary's output as the
+// toolchain's test2json does: the same events, in the same order, and the
+// same result, for tests that pass, fail (subtests too) and forge the
+// framing of a pass.
+func TestExec_ConvertsAsTheToolchainsTest2JSON(t *testing.T) {
+	t2j, err := Test2JSON(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := runtime.Version(); version.Lang(v) != test2json.GoVersion {
+		t.Skipf("the toolchain is %s, the converter %s's", v, test2json.GoVersion)
+	}
+	for _, tc := range []struct {
+		test string
+		env  []string
+	}{{"TestTwo", nil}, {"TestTwo", []string{"BREAK=1"}}, {"TestForge", nil}} {
+		run := func(prog string) (*Result, []string) {
+			e := built(t, tc.test)
+			e.Test2JSON, e.Env = prog, tc.env
+			var events []string
+			e.OnEvent = func(ev Event) { events = append(events, ev.Action+" "+ev.Test+" "+ev.Output) }
+			res, err := e.Run(t.Context())
+			if err != nil {
+				t.Fatalf("Run(%s, %v, test2json %q) error = %v", tc.test, tc.env, prog, err)
+			}
+			return res, events
+		}
+		inside, insideEvents := run("")
+		outside, outsideEvents := run(t2j)
+		if !slices.Equal(insideEvents, outsideEvents) {
+			t.Errorf("%s %v: events in this process\n%q\nwith test2json\n%q", tc.test, tc.env, insideEvents, outsideEvents)
+		}
+		if inside.Passed != outside.Passed || inside.ExitCode != outside.ExitCode || !slices.Equal(inside.Names(), outside.Names()) || !slices.Equal(inside.Failed(), outside.Failed()) {
+			t.Errorf("%s %v: passed %v exit %d tests %v failed %v in this process; with test2json passed %v exit %d tests %v failed %v", tc.test, tc.env,
+				inside.Passed, inside.ExitCode, inside.Names(), inside.Failed(), outside.Passed, outside.ExitCode, outside.Names(), outside.Failed())
+		}
+		for _, name := range inside.Names() {
+			if a, b := inside.Message(name), outside.Message(name); a != b {
+				t.Errorf("%s: message %q in this process, %q with test2json", name, a, b)
+			}
+			if (inside.Tests[name].Elapsed > 0) != (outside.Tests[name].Elapsed > 0) {
+				t.Errorf("%s: elapsed %v in this process, %v with test2json", name, inside.Tests[name].Elapsed, outside.Tests[name].Elapsed)
+			}
+		}
 	}
 }
 

@@ -48,6 +48,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/version"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,6 +63,7 @@ import (
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/sandbox"
+	"github.com/fencelab/fencelab/third_party/test2json"
 )
 
 // Limits of a mutant's test run when Config.Timeout is zero: this many
@@ -195,7 +197,7 @@ type prepared struct {
 	compiler  *gotest.Compiler // for trivial compiler equivalence; nil: go build
 	Package   *mutation.Package
 	Applied   []*mutation.Applied
-	test2json string            // the test2json program
+	test2json string            // the test2json program; "": the converter in this program
 	goEnv     map[string]string // go env: goEnvNames
 	tree      *fingerprint      // the module's files before anything ran
 	isolated  bool              // test binaries run in sandboxes of their own
@@ -240,25 +242,29 @@ func (p *prepared) Close() error {
 }
 
 // setUp resolves, once, what runs need besides go: the test2json
-// program, and the fingerprint of the module's files that every run is
-// checked against. One is a go command at worst, the other a git command
-// and a walk of the tree, so they go on at the same time.
+// program, unless this program converts the test binaries' output itself
+// (for a toolchain of the release its converter came from), and the
+// fingerprint of the module's files that every run is checked against.
+// One is a go command at worst, the other a git command and a walk of the
+// tree, so they go on at the same time.
 func (p *prepared) setUp(ctx context.Context, cfg config) error {
-	if p.test2json != "" {
+	if p.tree != nil {
 		return nil
 	}
 	var (
 		wg            sync.WaitGroup
 		t2jErr, fpErr error
 	)
-	wg.Go(func() {
-		find := func() (string, error) { return gotest.Test2JSON(ctx, cfg.Go) }
-		if !p.isolated {
-			p.test2json, t2jErr = find() // the cache is not written (see guardCache)
-			return
-		}
-		p.test2json, t2jErr = cache.Tool("test2json", p.goEnv, find)
-	})
+	if version.Lang(p.goEnv["GOVERSION"]) != test2json.GoVersion {
+		wg.Go(func() {
+			find := func() (string, error) { return gotest.Test2JSON(ctx, cfg.Go) }
+			if !p.isolated {
+				p.test2json, t2jErr = find() // the cache is not written (see guardCache)
+				return
+			}
+			p.test2json, t2jErr = cache.Tool("test2json", p.goEnv, find)
+		})
+	}
 	wg.Go(func() {
 		if p.tree, fpErr = takeFingerprint(p.Target.ModuleDir, p.Target.Dir); fpErr != nil {
 			fpErr = fmt.Errorf("fingerprint of the source tree: %w", fpErr)

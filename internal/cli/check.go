@@ -41,9 +41,11 @@ Krishnamurthi, ICER 2019): the package's own tests are left out and the file
 added; each test must pass on the reference and on every wheat (the correct
 alternatives of wheats.yaml beside the catalog), else it is invalid and earns
 nothing; each catalog mutant (a chaff) is caught when a valid test fails under
-it, the kill confirmed. It takes -json, -gradescope, -visibility and run's
-flags that bound the runs. Exit 0: every test valid and every chaff caught;
-1: otherwise; 2: the file does not compile or declares another package.
+it, the kill confirmed. It takes -json, -html (the class page: files ×
+chaffs, and the wheats each file's tests failed under), -csv, -gradescope,
+-classroom, -visibility and run's flags that bound the runs. Exit 0: every
+test valid and every chaff caught; 1: otherwise; 2: a file does not compile
+or declares another package (it earns nothing; the others are graded).
 
 ` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
@@ -125,8 +127,8 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	f.md = fs.Bool("markdown", false, "print the comparison as Markdown tables")
 	f.credit = fs.String("credit", "exact", "`how` a prediction earns its mutant's points: exact (all or nothing) or partial (in proportion to its F1)")
 	f.answers = fs.Bool("answers", false, "show the answers: what failed under the mutants a file does not answer, and the model answer's predictions")
-	fs.StringVar(&f.g.HTML, "html", "", "also write the class page to `file`: learners × mutants, as HTML")
-	fs.StringVar(&f.g.CSV, "csv", "", "also write a row per prediction file to `file`, as CSV")
+	fs.StringVar(&f.g.HTML, "html", "", "also write the class page to `file`: learners × mutants (or, of test files, × chaffs), as HTML")
+	fs.StringVar(&f.g.CSV, "csv", "", "also write a row per prediction or test file to `file`, as CSV")
 	fs.StringVar(&f.g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
 	fs.StringVar(&f.g.Visibility, "visibility", "visible", "`when` Gradescope shows the grade: "+strings.Join(predict.Visibilities, ", "))
 	fs.StringVar(&f.g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")

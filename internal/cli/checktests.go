@@ -41,20 +41,24 @@ func isTestFile(args []string) bool {
 // chaff (the catalog's mutants), each kill confirmed (see testgrade).
 func checkTests(ctx context.Context, c *call, f *checkFlags, files []string) error {
 	if set := f.testFlagsSet(); len(set) > 0 {
-		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -gradescope, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -no-sandbox)", set[0])
+		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -no-sandbox)", set[0])
 	}
 	if err := f.rf.check(); err != nil {
 		return err
 	}
-	if f.g.Gradescope != "" {
+	if f.g.Grading() {
 		if len(files) > 1 {
-			return fmt.Errorf("-gradescope grades one learner's file, not %d", len(files))
+			return fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", len(files))
 		}
 		if !slices.Contains(predict.Visibilities, f.g.Visibility) {
 			return fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
 		}
-		if err := outfile.Check(f.g.Gradescope, true); err != nil {
-			return err
+	}
+	for _, path := range f.g.Paths() {
+		if path != "" {
+			if err := outfile.Check(path, true); err != nil {
+				return err
+			}
 		}
 	}
 	root, err := exercise.FindRoot(".")
@@ -86,29 +90,23 @@ func checkTests(ctx context.Context, c *call, f *checkFlags, files []string) err
 			}
 		}
 	}
+	// A file that cannot be graded earns nothing, and does not stop the
+	// class: its grade says why, and check exits 2.
 	var grades []*testgrade.Grade
+	var ungraded []error
 	for _, file := range files {
 		g, err := gradeTestFile(ctx, c, f, plan, u, file, wheatIDs)
-		var fe *learnerFileError
-		if errors.As(err, &fe) && f.g.Gradescope != "" {
-			// The file earns nothing, and its grade says why.
-			if werr := c.writeFile(f.g.Gradescope, "the grade as Gradescope's results.json", func(w io.Writer) error {
-				return testgrade.WriteInvalidGradescope(w, file, fe.Error(), f.g.Visibility)
-			}); werr != nil {
-				return werr
-			}
+		if fe := (*learnerFileError)(nil); errors.As(err, &fe) {
+			g, err = testgrade.Ungraded(file, fe.Error(), plan.Pending(), wheatIDs), nil
+			ungraded = append(ungraded, fe)
 		}
 		if err != nil {
 			return err
 		}
 		grades = append(grades, g)
 	}
-	if f.g.Gradescope != "" {
-		if err := c.writeFile(f.g.Gradescope, "the grade as Gradescope's results.json", func(w io.Writer) error {
-			return grades[0].WriteGradescope(w, f.g.Visibility)
-		}); err != nil {
-			return err
-		}
+	if err := writeTestGrades(c, &f.g, grades); err != nil {
+		return err
 	}
 	if *f.json {
 		err = testgrade.WriteJSON(c.stdout, grades)
@@ -118,9 +116,36 @@ func checkTests(ctx context.Context, c *call, f *checkFlags, files []string) err
 	if err != nil {
 		return err
 	}
+	if len(ungraded) > 0 {
+		return errors.Join(ungraded...)
+	}
 	for _, g := range grades {
 		if !g.Exact() {
 			return verdict(report.ExitSurvived)
+		}
+	}
+	return nil
+}
+
+// writeTestGrades writes the grades to the files that g names: the class
+// page, the CSV, and one learner's grade for Gradescope or GitHub
+// Classroom.
+func writeTestGrades(c *call, g *predict.Outputs, grades []*testgrade.Grade) error {
+	outputs := []struct {
+		path, what string
+		write      func(io.Writer) error
+	}{
+		{g.HTML, "the class page of the tests", func(w io.Writer) error { return testgrade.WriteHTML(w, grades) }},
+		{g.CSV, "a row per test file", func(w io.Writer) error { return testgrade.WriteCSV(w, grades) }},
+		{g.Gradescope, "the grade as Gradescope's results.json", func(w io.Writer) error { return grades[0].WriteGradescope(w, g.Visibility) }},
+		{g.Classroom, "the grade as a GitHub Classroom runner's result", func(w io.Writer) error { return grades[0].WriteClassroom(w) }},
+	}
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		if err := c.writeFile(o.path, o.what, o.write); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -132,7 +157,6 @@ func (f *checkFlags) testFlagsSet() []string {
 	var set []string
 	for name, on := range map[string]bool{
 		"results": *f.resultsFile != "", "partial": *f.partial, "markdown": *f.md, "answers": *f.answers,
-		"html": f.g.HTML != "", "csv": f.g.CSV != "", "classroom": f.g.Classroom != "",
 		"generate": f.sel.generate, "pkg": f.sel.pkg != "", "only": f.sel.only != "", "diff": f.sel.diff != "", "shard": f.sel.shard != "",
 		"stryker": len(f.out.paths()) > 0,
 	} {
@@ -200,6 +224,7 @@ func gradeTestFile(ctx context.Context, c *call, f *checkFlags, plan *exercise.P
 		}
 		rep, err := runCopy(ctx, c, f, tmp, plan.Root, u.Set.Files)
 		var be *harness.BaselineError
+		var ae *harness.ReferenceAfterError
 		switch {
 		case errors.As(err, &be) && be.BuildOutput != "":
 			// The compiler names the file in the copy; the learner's is
@@ -211,25 +236,36 @@ func gradeTestFile(ctx context.Context, c *call, f *checkFlags, plan *exercise.P
 			// A test that failed on the reference, even once of two runs
 			// (be.Flaky), is invalid: it is wrong, or depends on what
 			// the contract leaves open (an order, the timing).
-			for _, name := range be.Failed {
-				top, _, _ := strings.Cut(name, "/")
-				if slices.ContainsFunc(onRef, func(i testgrade.Invalid) bool { return i.Test == top }) {
-					continue
-				}
-				onRef = append(onRef, testgrade.Invalid{Test: top, On: testgrade.Reference, Sometimes: be.Flaky, Message: strings.TrimSpace(be.Messages[name])})
-			}
-			var left bool
-			src, left = disable(fset, ast0, src, onRef)
-			if !left {
-				// No test is left to run: every chaff is missed.
-				return testgrade.New(file, tests, onRef, plan.Pending(), wheats), nil
-			}
+			onRef = invalidOnReference(onRef, be.Failed, be.Messages, be.Flaky)
+		case errors.As(err, &ae) && len(ae.Failed) > 0:
+			// So is one that passed twice on the reference and failed on
+			// it after the chaffs and wheats: it depends on an order or a
+			// timing.
+			onRef = invalidOnReference(onRef, ae.Failed, ae.Messages, true)
 		case err != nil:
 			return nil, err
 		default:
 			return testgrade.New(file, tests, onRef, rep, wheats), nil
 		}
+		// Grade the file again without its invalid tests.
+		var left bool
+		if src, left = disable(fset, ast0, src, onRef); !left {
+			// No test is left to run: every chaff is missed.
+			return testgrade.New(file, tests, onRef, plan.Pending(), wheats), nil
+		}
 	}
+}
+
+// invalidOnReference adds to onRef each test of failed (by its top-level
+// name) that it does not hold, with its message.
+func invalidOnReference(onRef []testgrade.Invalid, failed []string, messages map[string]string, sometimes bool) []testgrade.Invalid {
+	for _, name := range failed {
+		top, _, _ := strings.Cut(name, "/")
+		if !slices.ContainsFunc(onRef, func(i testgrade.Invalid) bool { return i.Test == top }) {
+			onRef = append(onRef, testgrade.Invalid{Test: top, On: testgrade.Reference, Sometimes: sometimes, Message: strings.TrimSpace(messages[name])})
+		}
+	}
+	return onRef
 }
 
 // learnerFileError is a learner's file that cannot be graded: it does not

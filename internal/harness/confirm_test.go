@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -560,6 +561,10 @@ func TestRun_TheReferenceMustStillPassAfterTheMutants(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "run again after the mutants, no longer passes as the baseline did") ||
 		!strings.Contains(err.Error(), "one of mutant m changed what the tests see") || !strings.HasSuffix(err.Error(), "\n  failed: TestSize") {
 		t.Fatalf("Run() error = %v, want the reference's failure after mutant m", err)
+	}
+	var ae *ReferenceAfterError
+	if !errors.As(err, &ae) || !slices.Equal(ae.Failed, []string{"TestSize"}) || !slices.Equal(ae.Mutants, []string{"m"}) || ae.Unfinished != nil {
+		t.Errorf("Run() error = %#v, want a *ReferenceAfterError: TestSize failed after mutant m", err)
 	}
 }
 

@@ -161,21 +161,43 @@ func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) e
 	if passed(res) && slices.Equal(res.Names(), b.Result.Names()) {
 		return nil
 	}
-	var why []string
-	for _, name := range res.Failed() {
-		why = append(why, "  failed: "+name)
+	e := &ReferenceAfterError{Ended: res.Ended(), Failed: res.Failed(), Messages: map[string]string{}}
+	for _, name := range e.Failed {
+		e.Messages[name] = res.Message(name)
 	}
 	for _, name := range b.Result.Names() {
 		if t := res.Tests[name]; t == nil || t.Outcome == "" {
-			why = append(why, "  did not finish: "+name)
+			e.Unfinished = append(e.Unfinished, name)
 		}
 	}
-	ids := make([]string, len(p.Applied))
-	for i, a := range p.Applied {
-		ids[i] = a.Mutant.ID
+	for _, a := range p.Applied {
+		e.Mutants = append(e.Mutants, a.Mutant.ID)
 	}
-	return fmt.Errorf("the unmutated suite, run again after the mutants, no longer passes as the baseline did (it %s); one of %s changed what the tests see (a file out of its sandbox, a process left running), or the suite is flaky: no verdict of this run can be trusted:\n%s",
-		res.Ended(), naming("mutant", "mutants", ids), strings.Join(why, "\n"))
+	return e
+}
+
+// ReferenceAfterError is a run of the reference after the mutants that no
+// longer passed as the baseline did: a mutant's run changed what the tests
+// see (a file out of its sandbox, a process left running), or the suite
+// is flaky. No verdict of the run can be trusted.
+type ReferenceAfterError struct {
+	Ended      string            // how the run ended: "exited with status 1"
+	Mutants    []string          // the ids of the mutants that ran
+	Failed     []string          // the tests that failed
+	Unfinished []string          // the baseline's tests that did not finish
+	Messages   map[string]string // the failed tests' messages
+}
+
+func (e *ReferenceAfterError) Error() string {
+	var why []string
+	for _, name := range e.Failed {
+		why = append(why, "  failed: "+name)
+	}
+	for _, name := range e.Unfinished {
+		why = append(why, "  did not finish: "+name)
+	}
+	return fmt.Sprintf("the unmutated suite, run again after the mutants, no longer passes as the baseline did (it %s); one of %s changed what the tests see (a file out of its sandbox, a process left running), or the suite is flaky: no verdict of this run can be trusted:\n%s",
+		e.Ended, naming("mutant", "mutants", e.Mutants), strings.Join(why, "\n"))
 }
 
 // naming returns "mutant a" or "mutants a, b".

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/classroom"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
@@ -41,40 +42,21 @@ func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
 	return writeJSON(w, res)
 }
 
-// classroomResult is what GitHub Classroom's autograding reporter
-// (classroom-resources/autograding-grading-reporter) reads from a
-// runner's step output, base64-encoded.
-type classroomResult struct {
-	Version  int             `json:"version"`
-	Status   string          `json:"status"`
-	MaxScore int             `json:"max_score"`
-	Tests    []classroomTest `json:"tests"`
-}
-
-type classroomTest struct {
-	Name     string  `json:"name"`
-	Status   string  `json:"status"`
-	Score    float64 `json:"score"`
-	Message  string  `json:"message"`
-	TestCode string  `json:"test_code"`
-	Filename string  `json:"filename"`
-}
-
 // WriteClassroom writes s as the result of a GitHub Classroom runner: a
 // test per mutant that scores its points, pass when the prediction is
 // exact, and status pass when every prediction is, error for an invalid
 // file, fail otherwise. The reporter records the sum of the tests'
 // scores out of max_score.
 func (s *Score) WriteClassroom(w io.Writer) error {
-	res := classroomResult{Version: 1, Status: "pass", MaxScore: s.MaxPoints, Tests: []classroomTest{}}
+	res := classroom.Result{Version: 1, Status: "pass", MaxScore: s.MaxPoints, Tests: []classroom.Test{}}
 	if len(s.Problems) > 0 {
 		res.Status = "error"
-		res.Tests = append(res.Tests, classroomTest{Name: s.File, Status: "error", Message: s.summary(),
+		res.Tests = append(res.Tests, classroom.Test{Name: s.File, Status: "error", Message: s.summary(),
 			TestCode: "go tool mutate check " + s.File, Filename: s.File})
 		return writeJSON(w, res)
 	}
 	for _, o := range s.Outcomes {
-		t := classroomTest{Name: o.name(), Status: "fail", Score: round(o.Points), Message: s.feedback(&o),
+		t := classroom.Test{Name: o.name(), Status: "fail", Score: round(o.Points), Message: s.feedback(&o),
 			TestCode: "go tool mutate show " + o.Mutant, Filename: s.File}
 		if o.Exact {
 			t.Status = "pass"
@@ -87,7 +69,7 @@ func (s *Score) WriteClassroom(w io.Writer) error {
 		// For the instructor to read: it scores nothing.
 		var b strings.Builder
 		s.writeWorksheet(&b)
-		res.Tests = append(res.Tests, classroomTest{Name: "worksheet (not graded)", Status: "pass", Message: strings.TrimRight(b.String(), "\n"),
+		res.Tests = append(res.Tests, classroom.Test{Name: "worksheet (not graded)", Status: "pass", Message: strings.TrimRight(b.String(), "\n"),
 			TestCode: "go tool mutate check " + s.File, Filename: s.File})
 	}
 	return writeJSON(w, res)

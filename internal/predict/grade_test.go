@@ -9,37 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/fencelab/fencelab/internal/classroom"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/reportschema"
 )
 
 // validate checks data against a schema of testdata/schemas.
 func validate(t *testing.T, schema string, data []byte) {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/schemas/" + schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schema, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, data)
-	}
-	if err := sch.Validate(inst); err != nil {
+	if err := reportschema.ValidateFile("testdata/schemas/"+schema, data); err != nil {
 		t.Fatalf("%s does not follow %s: %v", data, schema, err)
 	}
 }
@@ -145,7 +125,7 @@ func TestScore_WriteClassroom(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, "classroom-result.schema.json", b.Bytes())
-	var got classroomResult
+	var got classroom.Result
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +159,7 @@ func TestInvalidScore(t *testing.T) {
 	validate(t, "gradescope-results.schema.json", gs.Bytes())
 	validate(t, "classroom-result.schema.json", cr.Bytes())
 	var g gradescope.Results
-	var c classroomResult
+	var c classroom.Result
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &c)
 	if g.Score != 0 || len(g.Tests) != 3 || g.Tests[1].MaxScore != 2 || !strings.Contains(g.Output, "bob.yaml is invalid, so nothing was compared and it scores 0 of 4 points") || !strings.Contains(g.Output, `bob.yaml:3:7: unknown mutant "m9"`) {
@@ -276,7 +256,7 @@ func TestClass_WorksheetAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var g gradescope.Results
-	var cl classroomResult
+	var cl classroom.Result
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &cl)
 	if !strings.Contains(g.Output, "  earlier:\n    Why do the earlier tests hold?\n      > Nothing later writes the fence") {

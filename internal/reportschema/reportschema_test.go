@@ -1,6 +1,10 @@
 package reportschema
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +28,23 @@ func TestValidate_RejectsABadReport(t *testing.T) {
 	}
 	if err := Validate([]byte(`{"schemaVersion":`)); err == nil || !strings.HasPrefix(err.Error(), "not JSON") {
 		t.Fatalf("Validate(truncated) = %v, want a JSON error", err)
+	}
+}
+
+// ValidateFile checks against a schema file, and a value the schema does
+// not allow fails it.
+func TestValidateFile_ChecksAgainstTheSchemaInTheFile(t *testing.T) {
+	schema := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object","required":["status"],"properties":{"status":{"enum":["pass","fail"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateFile(schema, []byte(`{"status":"pass"}`)); err != nil {
+		t.Errorf("ValidateFile(pass) = %v, want nil", err)
+	}
+	if err := ValidateFile(schema, []byte(`{"status":"passed"}`)); err == nil || !strings.Contains(err.Error(), "/status': value must be one of") {
+		t.Errorf("ValidateFile(passed) = %v, want an error naming the status", err)
+	}
+	if err := ValidateFile(filepath.Join(t.TempDir(), "none.json"), []byte(`{}`)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ValidateFile(missing schema) = %v, want fs.ErrNotExist", err)
 	}
 }

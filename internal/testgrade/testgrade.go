@@ -8,12 +8,14 @@
 package testgrade
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/classroom"
 	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
@@ -62,7 +64,11 @@ func (c Chaff) Caught() bool { return len(c.CaughtBy) > 0 }
 
 // Grade is one learner's test file, graded.
 type Grade struct {
-	File    string    `json:"file"`
+	File string `json:"file"`
+	// Problem says why the file could not be graded (it does not
+	// compile, declares another package, holds no test): it earns
+	// nothing, and its chaffs are all missed.
+	Problem string    `json:"problem,omitempty"`
 	Tests   []string  `json:"tests"` // the file's top-level tests
 	Invalid []Invalid `json:"invalid"`
 	Chaffs  []Chaff   `json:"chaffs"`
@@ -72,13 +78,27 @@ type Grade struct {
 }
 
 // Exact reports whether every test is valid and every chaff caught.
-func (g *Grade) Exact() bool { return len(g.Invalid) == 0 && g.Caught == len(g.Chaffs) }
+func (g *Grade) Exact() bool {
+	return g.Problem == "" && len(g.Invalid) == 0 && g.Caught == len(g.Chaffs)
+}
+
+// Ungraded is the grade of a file that could not be graded, for problem:
+// nothing, out of the points of rep's chaffs, whatever their verdicts.
+func Ungraded(file, problem string, rep *report.Report, wheats map[string]bool) *Grade {
+	pending := &report.Report{}
+	for _, m := range rep.Mutants {
+		pending.Mutants = append(pending.Mutants, report.Mutant{ID: m.ID, Step: m.Step, Title: m.Title, Points: m.Points})
+	}
+	g := New(file, []string{}, nil, pending, wheats)
+	g.Problem = problem
+	return g
+}
 
 // New grades the tests of file from a run of the chaffs and wheats of
 // rep, where wheats are the ids of the wheats; onReference are the tests
 // that failed without any rewrite (and did not run under the mutants).
 func New(file string, tests []string, onReference []Invalid, rep *report.Report, wheats map[string]bool) *Grade {
-	g := &Grade{File: file, Tests: tests, Invalid: slices.Clone(onReference), Chaffs: []Chaff{}}
+	g := &Grade{File: file, Tests: tests, Invalid: append([]Invalid{}, onReference...), Chaffs: []Chaff{}}
 	invalid := map[string]bool{}
 	for _, inv := range onReference {
 		invalid[inv.Test] = true
@@ -145,6 +165,9 @@ func messageOf(m report.Mutant, name string) string {
 
 // Summary is the grade's first line.
 func (g *Grade) Summary() string {
+	if g.Problem != "" {
+		return fmt.Sprintf("%s: earns nothing, 0 of %d points: %s", g.File, g.Max, firstLine(g.Problem))
+	}
 	return fmt.Sprintf("%s: %d of %d chaffs caught, %d of %d points; %d of %d tests invalid",
 		g.File, g.Caught, len(g.Chaffs), g.Points, g.Max, len(g.Invalid), len(g.Tests))
 }
@@ -158,6 +181,9 @@ func WriteText(w io.Writer, grades []*Grade) error {
 			b.WriteString("\n")
 		}
 		b.WriteString(g.Summary() + "\n")
+		if g.Problem != "" {
+			continue
+		}
 		for _, inv := range g.Invalid {
 			fmt.Fprintf(&b, "  invalid  %s: %s\n", inv.Test, inv.reason())
 			if inv.Message != "" {
@@ -176,11 +202,10 @@ func WriteText(w io.Writer, grades []*Grade) error {
 	return err
 }
 
-// WriteJSON writes the grades as JSON.
+// WriteJSON writes the grades as JSON, following
+// testdata/test-grades.schema.json.
 func WriteJSON(w io.Writer, grades []*Grade) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
+	return writeJSON(w, struct {
 		Grades []*Grade `json:"grades"`
 	}{grades})
 }
@@ -207,16 +232,126 @@ func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 		}
 		res.Tests = append(res.Tests, t)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	if g.Problem != "" {
+		// The file earns nothing, and its grade says why.
+		res.Output, res.Tests = g.File+" earns nothing:\n"+g.Problem, []gradescope.Test{}
+	}
+	return writeJSON(w, res)
 }
 
-// WriteInvalidGradescope writes the grade of a file that cannot be graded
-// (it does not compile, declares another package): nothing, and why.
-func WriteInvalidGradescope(w io.Writer, file, why, visibility string) error {
+// WriteClassroom writes g as the result of a GitHub Classroom runner: a
+// test per chaff that scores its points when a valid test caught it, one
+// per invalid test that scores nothing and says why; the status is pass
+// when the grade is exact, error when the file could not be graded, fail
+// otherwise.
+func (g *Grade) WriteClassroom(w io.Writer) error {
+	res := classroom.Result{Version: 1, Status: "pass", MaxScore: g.Max, Tests: []classroom.Test{}}
+	if g.Problem != "" {
+		res.Status = "error"
+		res.Tests = append(res.Tests, classroom.Test{Name: g.File, Status: "error", Message: g.File + " earns nothing:\n" + g.Problem,
+			TestCode: "go tool mutate check " + g.File, Filename: g.File})
+		return writeJSON(w, res)
+	}
+	if !g.Exact() {
+		res.Status = "fail"
+	}
+	for _, inv := range g.Invalid {
+		res.Tests = append(res.Tests, classroom.Test{Name: "invalid test " + inv.Test, Status: "fail",
+			Message: strings.TrimSpace(inv.reason() + "\n" + inv.Message), TestCode: "go test -run '^" + inv.Test + "$'", Filename: g.File})
+	}
+	for _, c := range g.Chaffs {
+		t := classroom.Test{Name: c.ID + ": " + c.Title, Status: "fail", Message: "no valid test fails under this chaff",
+			TestCode: "go tool mutate show " + c.ID, Filename: g.File}
+		if c.Caught() {
+			t.Score, t.Status, t.Message = float64(c.Points), "pass", "caught by "+strings.Join(c.CaughtBy, ", ")
+		}
+		res.Tests = append(res.Tests, t)
+	}
+	return writeJSON(w, res)
+}
+
+// WriteCSV writes a row per file, for a spreadsheet or an LMS import:
+// file, exact, chaffs caught, points, the most points, the invalid tests
+// (each with what it failed on), the problem of a file that could not be
+// graded, then a column per chaff (caught or missed) and one per wheat
+// (the file's tests that failed under it).
+func WriteCSV(w io.Writer, grades []*Grade) error {
+	chaffs, wheats := columns(grades)
+	header := []string{"file", "exact", "caught", "points", "max_points", "invalid_tests", "problem"}
+	header = append(header, chaffs...)
+	for _, id := range wheats {
+		header = append(header, "wheat: "+id)
+	}
+	cw := csv.NewWriter(w)
+	cw.Write(header)
+	for _, g := range grades {
+		var invalid []string
+		for _, inv := range g.Invalid {
+			invalid = append(invalid, inv.Test+" ("+inv.On+")")
+		}
+		row := []string{g.File, fmt.Sprint(g.Exact()), fmt.Sprint(g.Caught), fmt.Sprint(g.Points), fmt.Sprint(g.Max),
+			strings.Join(invalid, "; "), firstLine(g.Problem)}
+		for _, id := range chaffs {
+			row = append(row, g.chaffWord(id))
+		}
+		for _, id := range wheats {
+			row = append(row, strings.Join(g.failedOn(id), " "))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// columns returns the ids of the chaffs and of the wheats that some test
+// of grades failed on, in the order they come.
+func columns(grades []*Grade) (chaffs, wheats []string) {
+	for _, g := range grades {
+		for _, c := range g.Chaffs {
+			if !slices.Contains(chaffs, c.ID) {
+				chaffs = append(chaffs, c.ID)
+			}
+		}
+		for _, inv := range g.Invalid {
+			if inv.On != Reference && !slices.Contains(wheats, inv.On) {
+				wheats = append(wheats, inv.On)
+			}
+		}
+	}
+	return chaffs, wheats
+}
+
+// chaffWord says what became of chaff id in g: caught, missed, or
+// nothing when the file could not be graded.
+func (g *Grade) chaffWord(id string) string {
+	switch i := slices.IndexFunc(g.Chaffs, func(c Chaff) bool { return c.ID == id }); {
+	case g.Problem != "" || i < 0:
+		return ""
+	case g.Chaffs[i].Caught():
+		return "caught"
+	}
+	return "missed"
+}
+
+// failedOn returns g's tests that failed under wheat id.
+func (g *Grade) failedOn(id string) []string {
+	var tests []string
+	for _, inv := range g.Invalid {
+		if inv.On == id {
+			tests = append(tests, inv.Test)
+		}
+	}
+	return tests
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSuffix(line, ":")
+}
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(gradescope.Results{Output: file + " earns nothing:\n" + why, OutputFormat: "text", TestOutputFormat: "text",
-		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}})
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

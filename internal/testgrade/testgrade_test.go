@@ -2,13 +2,55 @@ package testgrade
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/classroom"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/reportschema"
 )
+
+// The schemas of what check writes: Gradescope's and GitHub Classroom's
+// (beside the grade of predictions), and check -json's own.
+const (
+	gradescopeSchema = "../predict/testdata/schemas/gradescope-results.schema.json"
+	classroomSchema  = "../predict/testdata/schemas/classroom-result.schema.json"
+	jsonSchema       = "testdata/test-grades.schema.json"
+)
+
+// validate checks data against the schema file.
+func validate(t *testing.T, schema string, data []byte) {
+	t.Helper()
+	if err := reportschema.ValidateFile(schema, data); err != nil {
+		t.Fatalf("%s does not follow %s: %v", data, schema, err)
+	}
+}
+
+// class is three learners' files: one that catches both chaffs, one
+// whose test fails under the wording wheat (it catches nothing valid),
+// one that does not compile.
+func class() []*Grade {
+	rep := &report.Report{Mutants: []report.Mutant{
+		{ID: "boundary", Step: 1, Title: "inclusive expiry", Status: report.Killed, FailedTests: []string{"TestWords"}},
+		{ID: "twice", Step: 2, Title: "done twice", Points: 2, Status: report.Killed, FailedTests: []string{"TestWords"}},
+		{ID: "wording", Title: "the contract leaves the wording open", Status: report.Killed, FailedTests: []string{"TestWords"},
+			Failures: []report.Failure{{Test: "TestWords", Message: "words_test.go:9: got <a job needs an id>"}}},
+	}}
+	wheats := map[string]bool{"wording": true}
+	good := &report.Report{Mutants: []report.Mutant{
+		{ID: "boundary", Step: 1, Title: "inclusive expiry", Status: report.Killed, FailedTests: []string{"TestExpiry"}},
+		{ID: "twice", Step: 2, Title: "done twice", Points: 2, Status: report.Killed, FailedTests: []string{"TestTwice"}},
+		{ID: "wording", Title: "the contract leaves the wording open", Status: report.Survived, FailedTests: []string{}},
+	}}
+	return []*Grade{
+		New("ann_test.go", []string{"TestExpiry", "TestTwice"}, nil, good, wheats),
+		New("bob_test.go", []string{"TestWords"}, nil, rep, wheats),
+		Ungraded("cy_test.go", "cy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence", rep, wheats),
+	}
+}
 
 func TestNew_AnInvalidTestEarnsNothing(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{
@@ -53,6 +95,7 @@ func TestNew_AnInvalidTestEarnsNothing(t *testing.T) {
 	if err := g.WriteGradescope(&b, "visible"); err != nil {
 		t.Fatal(err)
 	}
+	validate(t, gradescopeSchema, b.Bytes())
 	var res struct {
 		Score float64
 		Tests []struct {
@@ -74,5 +117,98 @@ func TestGrade_ExactWhenEveryTestValidAndEveryChaffCaught(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{{ID: "m", Status: report.Killed, FailedTests: []string{"TestA"}}}}
 	if g := New("a_test.go", []string{"TestA"}, nil, rep, nil); !g.Exact() || g.Points != 1 {
 		t.Errorf("grade = %+v, want exact, 1 point", g)
+	}
+}
+
+// Each output of a class follows its schema, and says per file what it
+// earned: exact, caught by an invalid test only, or not graded.
+func TestWrite_EachOutputOfAClass(t *testing.T) {
+	grades := class()
+	if got := []bool{grades[0].Exact(), grades[1].Exact(), grades[2].Exact()}; !slices.Equal(got, []bool{true, false, false}) {
+		t.Fatalf("Exact = %v, want true, false, false", got)
+	}
+	if got, want := grades[2].Summary(), "cy_test.go: earns nothing, 0 of 3 points: cy_test.go does not compile"; got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+
+	var js bytes.Buffer
+	if err := WriteJSON(&js, grades); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, jsonSchema, js.Bytes())
+	var doc struct{ Grades []Grade }
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Grades) != 3 || doc.Grades[0].Points != 3 || doc.Grades[1].Invalid[0].On != "wording" || doc.Grades[2].Problem == "" || doc.Grades[2].Max != 3 {
+		t.Errorf("JSON:\n%s", js.String())
+	}
+
+	var csvOut bytes.Buffer
+	if err := WriteCSV(&csvOut, grades); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"file", "exact", "caught", "points", "max_points", "invalid_tests", "problem", "boundary", "twice", "wheat: wording"},
+		{"ann_test.go", "true", "2", "3", "3", "", "", "caught", "caught", ""},
+		{"bob_test.go", "false", "0", "0", "3", "TestWords (wording)", "", "missed", "missed", "TestWords"},
+		{"cy_test.go", "false", "0", "0", "3", "", "cy_test.go does not compile", "", "", ""},
+	}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("CSV = %q, want %q", rows, want)
+	}
+
+	for i, status := range []string{"pass", "fail", "error"} {
+		var b bytes.Buffer
+		if err := grades[i].WriteClassroom(&b); err != nil {
+			t.Fatal(err)
+		}
+		validate(t, classroomSchema, b.Bytes())
+		var res classroom.Result
+		if err := json.Unmarshal(b.Bytes(), &res); err != nil {
+			t.Fatal(err)
+		}
+		var score float64
+		for _, tc := range res.Tests {
+			score += tc.Score
+		}
+		if res.Status != status || res.MaxScore != 3 || score != float64(grades[i].Points) {
+			t.Errorf("%s: Classroom status %s, %v of %d; want %s, %d of 3", grades[i].File, res.Status, score, res.MaxScore, status, grades[i].Points)
+		}
+	}
+	var gs bytes.Buffer
+	if err := grades[2].WriteGradescope(&gs, "hidden"); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, gradescopeSchema, gs.Bytes())
+	if !strings.Contains(gs.String(), `"output": "cy_test.go earns nothing:\ncy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence"`) {
+		t.Errorf("Gradescope results of a file that does not compile:\n%s", gs.String())
+	}
+}
+
+// The class page: a row per file, ✓ and ✗ per chaff, the wheats a file's
+// tests failed under, and the problem of a file not graded.
+func TestWriteHTML_TheClassPage(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, class()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<td class="cell caught" data-file="ann" data-chaff="twice" title="caught by TestTwice">✓</td>`,
+		`<td class="cell missed" data-file="bob" data-chaff="boundary" title="no valid test fails under boundary">✗</td>`,
+		`<td class="cell invalid" data-file="cy" data-chaff="boundary" title="the file could not be graded: see below">!</td>`,
+		`<td class="wheats"><code title="the contract leaves the wording open">wording</code> (TestWords)</td>`,
+		`<td class="share" data-chaff="twice" title="1 of 2 graded files caught twice">1 of 2</td>`,
+		`<li><code>TestWords</code> fails on wheat wording, a correct alternative: the contract leaves the wording open<pre>words_test.go:9: got &lt;a job needs an id&gt;</pre></li>`,
+		"<pre>cy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence</pre>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
 	}
 }

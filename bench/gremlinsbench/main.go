@@ -473,29 +473,7 @@ func print(results []result) {
 			notes = append(notes, switchLine)
 		}
 		if m, g := lastOf(results, t.name, "mutate"), lastOf(results, t.name, "gremlins"); m != nil && g != nil {
-			// Sites both tools mutate: gremlins also counts a mutant that
-			// does not compile (a string's + made -) as killed, and mutates
-			// a unary minus twice (ARITHMETIC_BASE and INVERT_NEGATIVES).
-			var both, mk, gk int
-			var missed []string
-			for site, gKilled := range g.sites {
-				mKilled, ok := m.sites[site]
-				if !ok {
-					continue
-				}
-				both++
-				if mKilled {
-					mk++
-				}
-				if gKilled {
-					gk++
-					if !mKilled {
-						missed = append(missed, site)
-					}
-				}
-			}
-			slices.Sort(missed)
-			notes = append(notes, fmt.Sprintf("%s: sites of shared operators both tools mutate: %d, killed by mutate %d, by gremlins %d; killed by gremlins only: %v", t.name, both, mk, gk, missed))
+			notes = append(notes, t.name+": "+sharedSites(m, g))
 		}
 		if kills["mutate"] != nil && kills["gremlins"] != nil {
 			var parts []string
@@ -510,6 +488,33 @@ func print(results []result) {
 	for _, n := range notes {
 		fmt.Println(n)
 	}
+}
+
+// sharedSites compares the last runs of mutate (m) and gremlins (g) on the
+// sites of shared operators that both tools mutate: gremlins also counts a
+// mutant that does not compile (a string's + made -) as killed, and
+// mutates a unary minus twice (ARITHMETIC_BASE and INVERT_NEGATIVES).
+func sharedSites(m, g *result) string {
+	var both, mk, gk int
+	var missed []string
+	for site, gKilled := range g.sites {
+		mKilled, ok := m.sites[site]
+		if !ok {
+			continue
+		}
+		both++
+		if mKilled {
+			mk++
+		}
+		if gKilled {
+			gk++
+			if !mKilled {
+				missed = append(missed, site)
+			}
+		}
+	}
+	slices.Sort(missed)
+	return fmt.Sprintf("sites of shared operators both tools mutate: %d, killed by mutate %d, by gremlins %d; killed by gremlins only: %v", both, mk, gk, missed)
 }
 
 // switchShare is the share of mutate's mutants in r that ran in the

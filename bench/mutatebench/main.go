@@ -73,37 +73,10 @@ func run(rounds int, only string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	b := &bench{dir: filepath.Join(tmp, "module")}
-	if err := modcopy.Copy(".", b.dir); err != nil {
-		return err
-	}
-	if b.set, err = exercise.Load(b.dir, nil); err != nil {
-		return err
-	}
-	if only != "" {
-		b.set.Mutants = slices.DeleteFunc(b.set.Mutants, func(m *mutation.Mutant) bool {
-			return !slices.Contains(strings.Split(only, ","), m.ID)
-		})
-		if len(b.set.Mutants) == 0 {
-			return fmt.Errorf("-only %s: no mutant of the catalog has these ids", only)
-		}
-		b.only = []string{"-only", only}
-	}
-	// The executable that go tool runs in the copy: mutate run and go
-	// tool mutate run are one program there, with one results cache.
-	tool := command("go", "tool", "-n", "mutate")
-	tool.Dir, tool.Stdout = b.dir, nil
-	out, err := tool.Output()
-	if err != nil {
-		return fmt.Errorf("build mutate: %w", err)
-	}
-	b.mutate = strings.TrimSpace(string(out))
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	b, err := newBench(tmp, only)
 	if err != nil {
 		return err
 	}
-	b.env = append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
-
 	var base, sw, ov, rerun, goRerun []float64
 	var swRep, ovRep *report.Report
 	for r := range rounds {
@@ -158,6 +131,52 @@ func run(rounds int, only string) error {
 		return err
 	}
 
+	printRun(b, rounds, base, sw, ov, rerun, goRerun, swRep, ovRep, phases)
+	return nil
+}
+
+// newBench copies the module into tmp and returns the bench of its
+// catalog (only the mutants of only, if it is set), with the mutate that
+// go tool runs there.
+func newBench(tmp, only string) (*bench, error) {
+	b := &bench{dir: filepath.Join(tmp, "module")}
+	if err := modcopy.Copy(".", b.dir); err != nil {
+		return nil, err
+	}
+	var err error
+	if b.set, err = exercise.Load(b.dir, nil); err != nil {
+		return nil, err
+	}
+	if only != "" {
+		b.set.Mutants = slices.DeleteFunc(b.set.Mutants, func(m *mutation.Mutant) bool {
+			return !slices.Contains(strings.Split(only, ","), m.ID)
+		})
+		if len(b.set.Mutants) == 0 {
+			return nil, fmt.Errorf("-only %s: no mutant of the catalog has these ids", only)
+		}
+		b.only = []string{"-only", only}
+	}
+	// The executable that go tool runs in the copy: mutate run and go
+	// tool mutate run are one program there, with one results cache.
+	tool := command("go", "tool", "-n", "mutate")
+	tool.Dir, tool.Stdout = b.dir, nil
+	out, err := tool.Output()
+	if err != nil {
+		return nil, fmt.Errorf("build mutate: %w", err)
+	}
+	b.mutate = strings.TrimSpace(string(out))
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return nil, err
+	}
+	b.env = append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+
+	return b, nil
+}
+
+// printRun prints the medians of the rounds, as ratios against the
+// baseline's, and where the last round's time went.
+func printRun(b *bench, rounds int, base, sw, ov, rerun, goRerun []float64, swRep, ovRep *report.Report, phases phaseTimes) {
 	bm := median(base)
 	fmt.Printf("after a small test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(b.set.Mutants))
 	fmt.Printf("  baseline  go test -count=1 %-17s %6.2fs   1.0x\n", b.set.Package, bm)
@@ -181,7 +200,6 @@ func run(rounds int, only string) error {
 	}
 	fmt.Printf("one mutant (%s) built alone after an edit, then run:\n", phases.id)
 	fmt.Printf("  compile %.2fs, link %.2fs, test run %.2fs\n", phases.compile, phases.link, phases.run)
-	return nil
 }
 
 // editTest makes the small edit a learner makes: a new comment at the end

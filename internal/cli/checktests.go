@@ -43,53 +43,14 @@ func checkTests(ctx context.Context, c *call, f *checkFlags, files []string) err
 	if set := f.testFlagsSet(); len(set) > 0 {
 		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -no-sandbox)", set[0])
 	}
-	if err := f.rf.check(); err != nil {
+	if err := f.checkTestOutputs(len(files)); err != nil {
 		return err
 	}
-	if f.g.Grading() {
-		if len(files) > 1 {
-			return fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", len(files))
-		}
-		if !slices.Contains(predict.Visibilities, f.g.Visibility) {
-			return fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
-		}
-	}
-	for _, path := range f.g.Paths() {
-		if path != "" {
-			if err := outfile.Check(path, true); err != nil {
-				return err
-			}
-		}
-	}
-	root, err := exercise.FindRoot(".")
+	plan, wheatIDs, err := testsPlan(ctx, c, f)
 	if err != nil {
 		return err
-	}
-	catalogs := f.sel.files
-	if len(catalogs) == 0 {
-		catalogs = []string{filepath.Join(root, filepath.FromSlash(exercise.Catalog))}
-	}
-	wheats := filepath.Join(filepath.Dir(catalogs[0]), Wheats)
-	if _, err := os.Stat(wheats); err != nil {
-		wheats = ""
-	}
-	pr := progress.New(c.stderr, f.rf.quiet)
-	plan, err := c.selectPlan(ctx, &selection{files: files2(catalogs, wheats)}, pr)
-	if err != nil {
-		return err
-	}
-	if plan.Multi || len(plan.Units) != 1 {
-		return errors.New("check FILE_test.go grades tests of one package: the catalog names a pattern")
 	}
 	u := plan.Units[0]
-	wheatIDs := map[string]bool{}
-	for _, sf := range u.Set.Files {
-		if wheats != "" && sameFile(sf.Path, wheats) {
-			for _, m := range sf.Mutants {
-				wheatIDs[m.ID] = true
-			}
-		}
-	}
 	// A file that cannot be graded earns nothing, and does not stop the
 	// class: its grade says why, and check exits 2.
 	var grades []*testgrade.Grade
@@ -149,6 +110,64 @@ func writeTestGrades(c *call, g *predict.Outputs, grades []*testgrade.Grade) err
 		}
 	}
 	return nil
+}
+
+// checkTestOutputs checks the flags of the outputs for n test files, and
+// that each file can be written.
+func (f *checkFlags) checkTestOutputs(n int) error {
+	if err := f.rf.check(); err != nil {
+		return err
+	}
+	if f.g.Grading() {
+		if n > 1 {
+			return fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", n)
+		}
+		if !slices.Contains(predict.Visibilities, f.g.Visibility) {
+			return fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
+		}
+	}
+	for _, path := range f.g.Paths() {
+		if path != "" {
+			if err := outfile.Check(path, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// testsPlan selects the catalog's mutants, the chaffs, with the wheats
+// beside it (wheats.yaml), and returns the plan and the wheats' ids.
+func testsPlan(ctx context.Context, c *call, f *checkFlags) (*exercise.Plan, map[string]bool, error) {
+	root, err := exercise.FindRoot(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	catalogs := f.sel.files
+	if len(catalogs) == 0 {
+		catalogs = []string{filepath.Join(root, filepath.FromSlash(exercise.Catalog))}
+	}
+	wheats := filepath.Join(filepath.Dir(catalogs[0]), Wheats)
+	if _, err := os.Stat(wheats); err != nil {
+		wheats = ""
+	}
+	pr := progress.New(c.stderr, f.rf.quiet)
+	plan, err := c.selectPlan(ctx, &selection{files: files2(catalogs, wheats)}, pr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if plan.Multi || len(plan.Units) != 1 {
+		return nil, nil, errors.New("check FILE_test.go grades tests of one package: the catalog names a pattern")
+	}
+	wheatIDs := map[string]bool{}
+	for _, sf := range plan.Units[0].Set.Files {
+		if wheats != "" && sameFile(sf.Path, wheats) {
+			for _, m := range sf.Mutants {
+				wheatIDs[m.ID] = true
+			}
+		}
+	}
+	return plan, wheatIDs, nil
 }
 
 // testFlagsSet returns the flags set that check FILE_test.go does not

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/classpage"
 )
 
 // Invalid is a prediction file that could not be compared, with every
@@ -193,6 +195,7 @@ type rowArgs struct {
 var classTemplate = template.Must(template.New("class").Funcs(template.FuncMap{
 	"rowOf": func(r classRow, ms []classMutant) rowArgs { return rowArgs{r, ms} },
 	"plus":  func(a, b int) int { return a + b },
+	"style": func() template.CSS { return classpage.Style },
 }).Parse(`{{define "row"}}<tr{{if .Row.Invalid}} class="invalid"{{end}}{{if .Row.Model}} class="model"{{end}}><th title="{{.Row.File}}">{{.Row.Name}}</th>{{$name := .Row.Name}}{{$ms := .Mutants}}{{range $i, $c := .Row.Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $ms $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Row.Invalid}}<td colspan="4">invalid</td>{{else}}<td class="num">{{.Row.Exact}}/{{.Row.Total}}</td><td class="num">{{.Row.Points}}</td><td class="num">{{.Row.Precision}}</td><td class="num">{{.Row.Recall}}</td>{{end}}</tr>
 {{end}}<!doctype html>
 <html lang="en">
@@ -201,20 +204,12 @@ var classTemplate = template.Must(template.New("class").Funcs(template.FuncMap{
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>mutate check: the class</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 1rem 2rem 3rem; max-width: 90rem; }
-table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; }
-thead th { vertical-align: bottom; }
-thead th.mutant span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; }
-tbody th { text-align: left; font-weight: normal; }
-td.cell { text-align: center; cursor: help; }
+{{style}}
 td.exact { background: #dcfae6; color: #067647; }
 td.differs { background: #fde2e1; color: #b42318; }
 td.invalid { background: #fef0c7; color: #b54708; }
 td.not-predicted { color: #667085; }
 tr.model th, tr.model td { font-style: italic; }
-td.num, tfoot td { text-align: right; font-variant-numeric: tabular-nums; }
-code { font-family: ui-monospace, monospace; }
 #missed th code { white-space: nowrap; }
 table.worksheet td { white-space: pre-wrap; max-width: 60rem; }
 </style>

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/report"
+
+	"github.com/fencelab/fencelab/internal/classpage"
 )
 
 // The class page has a cell per learner and mutant, the share of the
@@ -26,6 +28,7 @@ func TestClass_WriteHTML(t *testing.T) {
 	page := buf.String()
 	for _, want := range []string{
 		`<h1>The class: 3 learners, 2 mutants</h1>`,
+		"<style>\n" + string(classpage.Style) + "\ntd.exact {",
 		`<td class="cell exact" data-learner="alice" data-mutant="m1" title="exact: TestA">✓</td>`,
 		`<td class="cell differs" data-learner="alice" data-mutant="m2" title="differs: missed TestB">✗</td>`,
 		`<td class="cell differs" data-learner="&lt;b&gt;bob&lt;/b&gt;" data-mutant="m2" title="differs: missed TestA, TestB; wrongly predicted TestP">✗</td>`,

@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/classpage"
 )
 
 // WriteHTML writes the class page: a row per learner's file, a column per
@@ -94,6 +96,7 @@ type wheatFailed struct {
 
 var testsTemplate = template.Must(template.New("tests").Funcs(template.FuncMap{
 	"reason": Invalid.reason,
+	"style":  func() template.CSS { return classpage.Style },
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -101,18 +104,11 @@ var testsTemplate = template.Must(template.New("tests").Funcs(template.FuncMap{
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>mutate check: the class's tests</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 1rem 2rem 3rem; max-width: 90rem; }
-table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; }
-thead th { vertical-align: bottom; }
-thead th.chaff span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; }
-tbody th { text-align: left; font-weight: normal; }
-td.cell { text-align: center; cursor: help; }
+{{style}}
 td.caught { background: #dcfae6; color: #067647; }
 td.missed { background: #fde2e1; color: #b42318; }
 td.invalid { background: #fef0c7; color: #b54708; }
-td.num, tfoot td { text-align: right; font-variant-numeric: tabular-nums; }
-code { font-family: ui-monospace, monospace; white-space: nowrap; }
+code { white-space: nowrap; }
 pre { white-space: pre-wrap; }
 </style>
 </head>

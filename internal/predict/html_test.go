@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencelab/fencelab/internal/report"
-
 	"github.com/fencelab/fencelab/internal/classpage"
+	"github.com/fencelab/fencelab/internal/report"
 )
 
 // The class page has a cell per learner and mutant, the share of the

@@ -92,20 +92,16 @@ func checkTests(ctx context.Context, c *call, f *checkFlags, files []string) err
 // page, the CSV, and one learner's grade for Gradescope or GitHub
 // Classroom.
 func writeTestGrades(c *call, g *predict.Outputs, grades []*testgrade.Grade) error {
-	outputs := []struct {
-		path, what string
-		write      func(io.Writer) error
-	}{
-		{g.HTML, "the class page of the tests", func(w io.Writer) error { return testgrade.WriteHTML(w, grades) }},
-		{g.CSV, "a row per test file", func(w io.Writer) error { return testgrade.WriteCSV(w, grades) }},
-		{g.Gradescope, "the grade as Gradescope's results.json", func(w io.Writer) error { return grades[0].WriteGradescope(w, g.Visibility) }},
-		{g.Classroom, "the grade as a GitHub Classroom runner's result", func(w io.Writer) error { return grades[0].WriteClassroom(w) }},
-	}
-	for _, o := range outputs {
-		if o.path == "" {
+	for _, o := range []predict.OutputFile{
+		{Path: g.HTML, What: "the class page of the tests", Write: func(w io.Writer) error { return testgrade.WriteHTML(w, grades) }},
+		{Path: g.CSV, What: "a row per test file", Write: func(w io.Writer) error { return testgrade.WriteCSV(w, grades) }},
+		{Path: g.Gradescope, What: "the grade as Gradescope's results.json", Write: func(w io.Writer) error { return grades[0].WriteGradescope(w, g.Visibility) }},
+		{Path: g.Classroom, What: "the grade as a GitHub Classroom runner's result", Write: func(w io.Writer) error { return grades[0].WriteClassroom(w) }},
+	} {
+		if o.Path == "" {
 			continue
 		}
-		if err := c.writeFile(o.path, o.what, o.write); err != nil {
+		if err := c.writeFile(o.Path, o.What, o.Write); err != nil {
 			return err
 		}
 	}

@@ -217,6 +217,11 @@ func WriteJSON(w io.Writer, grades []*Grade) error {
 func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 	res := gradescope.Results{Score: float64(g.Points), Output: g.Summary(), OutputFormat: "text", TestOutputFormat: "text",
 		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}}
+	if g.Problem != "" {
+		// The file earns nothing, and its grade says why.
+		res.Output = g.earnsNothing()
+		return writeJSON(w, res)
+	}
 	for _, inv := range g.Invalid {
 		res.Tests = append(res.Tests, gradescope.Test{Name: "invalid test " + inv.Test, Status: "failed",
 			Output: strings.TrimSpace(inv.reason() + "\n" + inv.Message), Visibility: visibility})
@@ -232,12 +237,12 @@ func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 		}
 		res.Tests = append(res.Tests, t)
 	}
-	if g.Problem != "" {
-		// The file earns nothing, and its grade says why.
-		res.Output, res.Tests = g.File+" earns nothing:\n"+g.Problem, []gradescope.Test{}
-	}
 	return writeJSON(w, res)
 }
+
+// earnsNothing says that a file that could not be graded earns nothing,
+// and why.
+func (g *Grade) earnsNothing() string { return g.File + " earns nothing:\n" + g.Problem }
 
 // WriteClassroom writes g as the result of a GitHub Classroom runner: a
 // test per chaff that scores its points when a valid test caught it, one
@@ -248,7 +253,7 @@ func (g *Grade) WriteClassroom(w io.Writer) error {
 	res := classroom.Result{Version: 1, Status: "pass", MaxScore: g.Max, Tests: []classroom.Test{}}
 	if g.Problem != "" {
 		res.Status = "error"
-		res.Tests = append(res.Tests, classroom.Test{Name: g.File, Status: "error", Message: g.File + " earns nothing:\n" + g.Problem,
+		res.Tests = append(res.Tests, classroom.Test{Name: g.File, Status: "error", Message: g.earnsNothing(),
 			TestCode: "go tool mutate check " + g.File, Filename: g.File})
 		return writeJSON(w, res)
 	}

@@ -3,6 +3,7 @@ package gotest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -44,11 +45,9 @@ func Test2JSON(ctx context.Context, goCmd string) (string, error) {
 
 // RunEnv is the environment variable that carries, into a test binary and
 // everything it starts, the token of its run, by which what it leaves
-// running is told from what other runs do.
+// running is told from what other runs do. A token is random: it says
+// nothing of the run, not even how many ran before it.
 const RunEnv = "MUTATE_RUN"
-
-// runs counts the runs of test binaries, for their tokens.
-var runs atomic.Int64
 
 // Exec is one run of a compiled test binary.
 type Exec struct {
@@ -56,12 +55,15 @@ type Exec struct {
 	// output is converted in this process (package test2json, vendored),
 	// which a test binary of release test2json.GoVersion needs.
 	Test2JSON  string
-	Binary     string        // the test binary
-	Dir        string        // its working directory
-	ImportPath string        // the package, as events name it
-	Args       []string      // extra flags, such as -test.run=^TestX$
-	Env        []string      // extra environment variables, KEY=VALUE
-	Timeout    time.Duration // kill the binary after this long; 0 for no limit
+	Binary     string   // the test binary
+	Dir        string   // its working directory
+	ImportPath string   // the package, as events name it
+	Args       []string // extra flags, such as -test.run=^TestX$
+	Env        []string // extra environment variables, KEY=VALUE
+	// Clean runs the binary with Env alone (and RunEnv), nothing of this
+	// process's environment.
+	Clean   bool
+	Timeout time.Duration // kill the binary after this long; 0 for no limit
 	// CPULimit, if set, kills the binary once it, with the processes it
 	// has waited for, has used this much CPU time (Result.OverCPU); on
 	// Linux only, elsewhere it is ignored. Unlike Timeout, a machine's
@@ -269,8 +271,12 @@ func (r *running) startBinary(out *os.File) error {
 	if r.Finished != "" {
 		args = append(args, "-test.memprofile="+r.Finished, "-test.memprofilerate="+strconv.Itoa(r.rate))
 	}
-	r.token = strconv.FormatInt(runs.Add(1), 10) + "-" + strconv.Itoa(os.Getpid())
-	env := append(append(os.Environ(), r.Env...), RunEnv+"="+r.token)
+	r.token = rand.Text()
+	env := os.Environ()
+	if r.Clean {
+		env = nil
+	}
+	env = append(append(env, r.Env...), RunEnv+"="+r.token)
 	if r.Isolate != nil {
 		box, err := sandbox.Command(*r.Isolate, r.Dir, env, r.Binary, args...)
 		if err != nil {

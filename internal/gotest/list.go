@@ -1,6 +1,7 @@
 package gotest
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -49,34 +50,46 @@ func TestFuncs(dir string) ([]TestFunc, error) {
 	}
 	fset := token.NewFileSet()
 	var funcs []TestFunc
-	add := func(name string, pos token.Pos) {
-		p := fset.Position(pos)
-		funcs = append(funcs, TestFunc{Name: name, File: filepath.Base(p.Filename), Line: p.Line, Column: p.Column})
-	}
 	for _, name := range slices.Concat(bp.TestGoFiles, bp.XTestGoFiles) {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, fmt.Errorf("list tests of %s: %w", dir, err)
 		}
-		decls := map[string]token.Pos{}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv != nil {
-				continue
-			}
-			decls[fd.Name.Name] = fd.Pos()
-			if isTestFunc(fd, "Test", "T") || isTestFunc(fd, "Fuzz", "F") {
-				add(fd.Name.Name, fd.Pos())
-			}
-		}
-		for _, ex := range doc.Examples(f) {
-			if ex.Output != "" || ex.EmptyOutput {
-				add("Example"+ex.Name, decls["Example"+ex.Name])
-			}
-		}
+		funcs = append(funcs, TestFuncsOf(fset, f)...)
 	}
 	slices.SortStableFunc(funcs, func(a, b TestFunc) int { return strings.Compare(a.Name, b.Name) })
 	return slices.CompactFunc(funcs, func(a, b TestFunc) bool { return a.Name == b.Name }), nil
+}
+
+// TestFuncsOf returns the top-level tests, fuzz tests and examples of the
+// test file f, parsed with its comments, that go test runs (see
+// TopLevel), in the order they are declared, with where each is. Neither
+// TestMain nor a benchmark is one; an example without an output comment
+// is compiled and never run, so it is not one either.
+func TestFuncsOf(fset *token.FileSet, f *ast.File) []TestFunc {
+	var funcs []TestFunc
+	add := func(name string, pos token.Pos) {
+		p := fset.Position(pos)
+		funcs = append(funcs, TestFunc{Name: name, File: filepath.Base(p.Filename), Line: p.Line, Column: p.Column})
+	}
+	decls := map[string]token.Pos{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil {
+			continue
+		}
+		decls[fd.Name.Name] = fd.Pos()
+		if isTestFunc(fd, "Test", "T") || isTestFunc(fd, "Fuzz", "F") {
+			add(fd.Name.Name, fd.Pos())
+		}
+	}
+	for _, ex := range doc.Examples(f) {
+		if ex.Output != "" || ex.EmptyOutput {
+			add("Example"+ex.Name, decls["Example"+ex.Name])
+		}
+	}
+	slices.SortStableFunc(funcs, func(a, b TestFunc) int { return cmp.Compare(a.Line, b.Line) })
+	return funcs
 }
 
 // isTestFunc reports whether fd is a function prefix+Xxx(*testing.<param>),

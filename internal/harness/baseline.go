@@ -28,9 +28,13 @@ type BaselineError struct {
 	NeedsNetwork bool
 	NoTests      bool              // the suite passed, but no test ran
 	Failed       []string          // tests that failed in the first run
-	Messages     map[string]string // their messages
-	Output       string            // what the test binary printed outside any test
-	BuildOutput  string            // when the package does not build
+	Messages     map[string]string // their messages, and those of Unfinished
+	// Unfinished are the tests of the first run that had started and not
+	// finished when its binary ended (a crash, an exit, a limit).
+	Unfinished  []string
+	Ended       string // how the first run's binary ended: "exited with status 2"
+	Output      string // what the test binary printed outside any test
+	BuildOutput string // when the package does not build
 }
 
 func (e *BaselineError) Error() string {
@@ -260,16 +264,20 @@ func checkSwitched(ctx context.Context, cfg config, p *prepared, b *Baseline) (d
 // flakyError describes a suite that failed in res and passed when run
 // again.
 func flakyError(pkg string, res *gotest.Result) *BaselineError {
-	e := &BaselineError{Package: pkg, Flaky: true, Failed: res.Failed(), Messages: map[string]string{}, Output: res.Output}
-	for _, name := range e.Failed {
+	e := &BaselineError{Package: pkg, Flaky: true, Failed: res.Failed(), Unfinished: res.Unfinished(), Ended: res.Ended(),
+		Messages: map[string]string{}, Output: res.Output}
+	for _, name := range slices.Concat(e.Failed, e.Unfinished) {
 		e.Messages[name] = res.Message(name)
 	}
 	return e
 }
 
 func baselineTimeout(cfg config) time.Duration {
-	if cfg.Timeout > 0 {
+	switch {
+	case cfg.Timeout > 0:
 		return cfg.Timeout
+	case cfg.BaselineLimit > 0:
+		return cfg.BaselineLimit
 	}
 	return baselineLimit
 }
@@ -283,14 +291,14 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 			cfg.Progress.Status("%d %s done", done, text.Plural(done, "test", "tests"))
 		}
 	}
-	run := func(dir string) (*gotest.Result, error) {
-		res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, dir), nil, nil, limits{wall: baselineTimeout(cfg)}, count)
+	run := func() (*gotest.Result, error) {
+		res, err := p.exec(ctx, cfg, bin, nil, nil, limits{wall: baselineTimeout(cfg)}, count)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
 		return res, nil
 	}
-	res, err := run("baseline")
+	res, err := run()
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +316,7 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 		return res, nil
 	}
 	done = 0
-	again, err := run("baseline-again")
+	again, err := run()
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +325,7 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 	if !e.Flaky && p.isolated && !cfg.Network && len(e.Failed) > 0 {
 		// Red in a sandbox: is it for want of the network?
 		cfg.Network = true
-		withNet, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "baseline-network"), nil, []string{runOnly(topLevels(e.Failed))}, limits{wall: baselineTimeout(cfg)}, nil)
+		withNet, err := p.exec(ctx, cfg, bin, nil, []string{runOnly(topLevels(e.Failed))}, limits{wall: baselineTimeout(cfg)}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}

@@ -21,17 +21,21 @@ import (
 // package that does not compile gives a *gotest.BuildError. With keep, the
 // binary also stays in the cache directory until a build of the same
 // sources asks for it again (the plain and the switched build of a
-// package, which runs repeat): go then checks it rather than link it anew.
+// package, which runs repeat): go then checks it rather than link it anew;
+// such a binary is shared by runs, read-only, and its hash checked after
+// each (see binaries). A blind run keeps none.
 func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[string][]byte, keep bool, extra ...string) (string, error) {
 	env, err := tempEnv(dir)
 	if err != nil {
 		return "", err
 	}
 	flags := slices.Clone(extra)
-	// Nothing reads a test binary's DWARF, and linking without it is
-	// faster; unless the user's GOFLAGS says how to link.
+	// Nothing reads a test binary's symbol table or DWARF (a panic's
+	// stack names its functions from the binary's own tables), and
+	// linking without them is faster; unless the user's GOFLAGS says how
+	// to link.
 	if !strings.Contains(p.goEnv["GOFLAGS"], "-ldflags") {
-		flags = append(flags, "-ldflags=-w")
+		flags = append(flags, "-ldflags=-s -w")
 	}
 	if len(files) > 0 {
 		overlay, err := writeOverlay(filepath.Join(dir, "src"), files)
@@ -45,7 +49,8 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.tester.Rel, Flags: flags, Env: env,
 		Stderr: cfg.Progress.GoLines(),
 	}
-	if keep {
+	// A blind run's binaries hold a learner's tests: none outlives it.
+	if keep && !cfg.Blind {
 		c.Keep = p.keptPath(files)
 		c.Changed = func(string) {
 			cfg.Progress.Printf("the kept test binary of %s had changed since it was linked (its content hash differs); linked again", p.tester.Rel)

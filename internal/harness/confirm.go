@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -540,7 +539,7 @@ func (rs *references) once(ctx context.Context, key string, do func(r *refRun)) 
 // exec runs bin with no mutant active, in the references' directory, and
 // counts the tests that passed.
 func (rs *references) exec(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
-	res, err := rs.p.exec(ctx, rs.cfg, bin, filepath.Join(rs.p.tmp, "reference"), env, args, limits{wall: limit}, nil)
+	res, err := rs.p.exec(ctx, rs.cfg, bin, env, args, limits{wall: limit}, nil)
 	if err == nil {
 		rs.count(bin, args, res)
 	}

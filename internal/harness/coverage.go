@@ -71,7 +71,7 @@ func switchedProbe(cfg config, p *prepared, b *Baseline) probe {
 	return func(ctx context.Context, test, dir string) (*gotest.Result, []string, error) {
 		file := filepath.Join(dir, "reached")
 		env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-		res, err := p.exec(ctx, cfg, b.switched.bin, dir, env, []string{runOnly([]string{test})}, limits{wall: coverLimit(cfg, b, test)}, nil)
+		res, err := p.exec(ctx, cfg, b.switched.bin, env, []string{runOnly([]string{test})}, limits{wall: coverLimit(cfg, b, test)}, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -12,10 +12,10 @@ import (
 )
 
 // exec runs a test binary in a run directory of its own (see runDir), made
-// afresh under dir and removed after the run, with env added to its
-// environment and args to its flags, and returns its result with the run
-// directory's paths cleaned from every message. No run sees what another
-// left in its run directory.
+// afresh and removed after the run, with env added to its environment and
+// args to its flags, and returns its result with the run directory's paths
+// cleaned from every message. No run sees what another left in its run
+// directory, and nothing of a run directory's path says what runs in it.
 //
 // The binary runs as a link in the run directory's bin directory, beside files
 // that name the active mutant and the coverage file, if env names them
@@ -23,19 +23,20 @@ import (
 // an environment of its own, runs the same mutant. Where namespaces are
 // available, the binary runs in its own (see package sandbox): the run
 // directory and the coverage file's directory are all it can write, the bin
-// directory is read-only, /tmp and /dev/shm are its own, and its end is
-// the end of everything it started. A run whose sandbox's init was killed
-// from outside says nothing of the binary, and runs once more.
-func (p *prepared) exec(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
-	res, err := p.execOnce(ctx, cfg, bin, dir, env, args, lim, onEvent)
+// directory is read-only, /tmp and /dev/shm are its own, cfg.Hide are
+// empty, and its end is the end of everything it started. A run whose
+// sandbox's init was killed from outside says nothing of the binary, and
+// runs once more.
+func (p *prepared) exec(ctx context.Context, cfg config, bin string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	res, err := p.execOnce(ctx, cfg, bin, env, args, lim, onEvent)
 	if err == nil && res.Lost != "" && ctx.Err() == nil {
-		return p.execOnce(ctx, cfg, bin, dir, env, args, lim, onEvent)
+		return p.execOnce(ctx, cfg, bin, env, args, lim, onEvent)
 	}
 	return res, err
 }
 
-func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
-	rd, err := p.newRunDir(dir)
+func (p *prepared) execOnce(ctx context.Context, cfg config, bin string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	rd, err := p.newRunDir()
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, en
 	}
 	e := gotest.Exec{
 		Test2JSON: p.test2json, Binary: link, Dir: rd.pkg, ImportPath: p.tester.ImportPath,
-		Env: append(rd.env(p.goEnv), env...), Args: args, Timeout: lim.wall, CPULimit: lim.cpu, OnEvent: onEvent,
+		Env: append(rd.env(p.goEnv, cfg.Blind), env...), Clean: cfg.Blind, Args: args, Timeout: lim.wall, CPULimit: lim.cpu, OnEvent: onEvent,
 		Finished: filepath.Join(rd.root, "finished.prof"), Memory: p.memory,
 	}
 	if p.isolated {
@@ -67,6 +68,7 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin, dir string, en
 		// against the limit of its private directories (the scratch
 		// directory may be in memory, /dev/shm).
 		spec.Private = append(spec.Private, p.tmp, rd.home, rd.tmp)
+		spec.Private = append(spec.Private, cfg.Hide...)
 		spec.ReadOnly = []string{filepath.Dir(link)}
 		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) && isDir(goroot) {
 			spec.ReadOnly = append(spec.ReadOnly, goroot) // for a test that runs go

@@ -4,14 +4,16 @@
 // Mutated files never touch the source tree: they are written to a
 // temporary directory and handed to go with -overlay. Every run builds a
 // test binary first and then runs it, so that a run's time limit covers
-// the tests and never the compiler. Test binaries are linked without DWARF
-// (-ldflags=-w), which nothing reads, unless GOFLAGS sets -ldflags; the
-// plain and the switched one of a package are kept in the cache directory,
+// the tests and never the compiler. Test binaries are linked without a
+// symbol table or DWARF (-ldflags=-s -w), which nothing reads, unless
+// GOFLAGS sets -ldflags; the plain and the switched one of a package are
+// kept in the cache directory,
 // so that go links them again only when something changed. In overlay
 // mode each mutant gets a build of its own. In switch mode one build holds
 // every mutant at once (see mutation.Switched), and its test binary runs
 // once per mutant with the mutant named in the environment; a mutant whose
-// switched form does not compile falls back to a build of its own. The
+// switched form does not compile falls back to a build of its own. A blind
+// run (Options.Blind: a learner's tests) is always in overlay mode. The
 // temporary directory is removed when the run ends, including when it is
 // interrupted.
 //
@@ -132,6 +134,22 @@ type Options struct {
 	// isolation); without it a run refuses where there are none.
 	NoSandbox bool
 
+	// Blind runs tests that must not learn which mutant runs: a
+	// learner's, graded against chaffs and wheats. Every mutant then gets
+	// a build of its own, made as the reference's is (the switched build
+	// chooses its mutant at run time, by what a test could read); no run
+	// names its mutant (no variable, no file beside the binary, no
+	// directory); no test binary is kept; and a run's environment is its
+	// own directories, a fixed PATH, the locale and the time zone,
+	// nothing else of mutate's.
+	Blind bool
+	// Hide are directories that test binaries must not see (the grader's
+	// checkout): each sandbox covers them with an empty one.
+	Hide []string
+	// BaselineLimit bounds each run of the unmutated suite when Timeout
+	// is zero; zero is go test's own default, 10 minutes.
+	BaselineLimit time.Duration
+
 	// Runner builds and runs the test binaries; nil for the go command.
 	Runner Runner
 
@@ -182,8 +200,13 @@ func (c Options) runner() Runner {
 	return c.Runner
 }
 
+// mode is how the run's mutants are built: overlay when blind, whatever
+// the Mode.
 func (c Options) mode() Mode {
-	if c.Mode == "" {
+	switch {
+	case c.Blind:
+		return ModeOverlay
+	case c.Mode == "":
 		return ModeSwitch
 	}
 	return c.Mode

@@ -21,7 +21,6 @@ type mutantRun struct {
 	p     *prepared
 	b     *Baseline
 	a     *mutation.Applied
-	dir   string
 	limit time.Duration
 	k     *killers
 
@@ -64,7 +63,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		r.Status, r.Output = report.BuildFailed, msgs
 		return r, nil
 	}
-	m := &mutantRun{cfg: cfg, p: p, b: b, a: a, dir: dir, limit: limit, k: k,
+	m := &mutantRun{cfg: cfg, p: p, b: b, a: a, limit: limit, k: k,
 		tests: b.Result.TopLevel(), fast: a.Mutant.Operator != "" && !cfg.Full}
 	covered, known := true, false
 	if c := b.coverage; c != nil && c.knows(a.Mutant.ID) {
@@ -374,7 +373,7 @@ func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (
 			lim.cpu = need
 		}
 	}
-	res, err := m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil)
+	res, err := m.p.exec(ctx, m.cfg, m.bin, m.env, args, lim, nil)
 	if err != nil {
 		return nil, lim, err
 	}
@@ -385,7 +384,7 @@ func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (
 		}
 		if need := cpuNeed(ref); need == 0 || need > lim.cpu {
 			lim.cpu = need
-			if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil); err != nil {
+			if res, err = m.p.exec(ctx, m.cfg, m.bin, m.env, args, lim, nil); err != nil {
 				return nil, lim, err
 			}
 		}
@@ -395,7 +394,7 @@ func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (
 		// (a loaded machine) rather than hung. Once more, with twice the
 		// time; a hang is confirmed by that run alone.
 		lim.wall *= 2
-		if res, err = m.p.exec(ctx, m.cfg, m.bin, m.dir, m.env, args, lim, nil); err != nil {
+		if res, err = m.p.exec(ctx, m.cfg, m.bin, m.env, args, lim, nil); err != nil {
 			return nil, lim, err
 		}
 	}

@@ -112,7 +112,7 @@ func referenceCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline
 	}
 	profile := func(ctx context.Context, dir string, limit time.Duration, args ...string) (*gotest.Result, []block, error) {
 		file := filepath.Join(dir, "cover.out")
-		res, err := p.exec(ctx, cfg, bin, dir, nil, append(args, "-test.coverprofile="+file), limits{wall: limit}, nil)
+		res, err := p.exec(ctx, cfg, bin, nil, append(args, "-test.coverprofile="+file), limits{wall: limit}, nil)
 		if err != nil {
 			return nil, nil, err
 		}

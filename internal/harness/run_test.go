@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -39,10 +41,15 @@ type canned struct {
 	// peak is the memory the baseline's runs hold (the reference with
 	// no mutant active).
 	peak int64
+	// byCode, if set, tells a mutant's run from what its binary holds
+	// (the sources it was built with): the mutant whose text is in it,
+	// by id. A binary built with an overlay holds its sources.
+	byCode map[string]string
 
 	mu     sync.Mutex
 	builds int
 	flags  [][]string      // the build flags of each build
+	kept   []string        // the Keep of each build
 	runs   []string        // the active mutant of each run, in order
 	limits []time.Duration // the CPU limit of each run, in order
 	execs  []gotest.Exec   // each run, in order
@@ -53,11 +60,33 @@ func (c *canned) Build(ctx context.Context, comp gotest.Compile, out string) err
 	defer c.mu.Unlock()
 	c.builds++
 	c.flags = append(c.flags, comp.Flags)
+	c.kept = append(c.kept, comp.Keep)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	// A binary to link into the runs' sandboxes; it never runs.
-	if err := os.WriteFile(out, []byte("canned"), 0o755); err != nil {
+	// A binary to link into the runs' sandboxes; it never runs. It holds
+	// the sources overlaid, for byCode.
+	bin := "canned\n"
+	for _, flag := range comp.Flags {
+		if overlay, ok := strings.CutPrefix(flag, "-overlay="); ok {
+			data, err := os.ReadFile(overlay)
+			if err != nil {
+				return err
+			}
+			var o struct{ Replace map[string]string }
+			if err := json.Unmarshal(data, &o); err != nil {
+				return err
+			}
+			for _, file := range o.Replace {
+				src, err := os.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				bin += string(src)
+			}
+		}
+	}
+	if err := os.WriteFile(out, []byte(bin), 0o755); err != nil {
 		return err
 	}
 	return ctx.Err()
@@ -78,6 +107,17 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 			test := strings.TrimSuffix(strings.TrimPrefix(arg, "-test.run=^(?:"), ")$")
 			if err := os.WriteFile(cover, []byte(strings.Join(c.reach[test], "\n")), 0o644); err != nil {
 				return nil, err
+			}
+		}
+	}
+	if active == "" && c.byCode != nil {
+		bin, err := os.ReadFile(e.Binary)
+		if err != nil {
+			return nil, err
+		}
+		for id, code := range c.byCode {
+			if strings.Contains(string(bin), code) {
+				active = id
 			}
 		}
 	}
@@ -203,9 +243,9 @@ func TestRun_VerdictsFromCannedEvents(t *testing.T) {
 	}
 }
 
-// Test binaries link without DWARF, which nothing reads, unless the user's
-// GOFLAGS says how to link.
-func TestBuild_NoDWARFUnlessGOFLAGSSetsLdflags(t *testing.T) {
+// Test binaries link without a symbol table or DWARF, which nothing
+// reads, unless the user's GOFLAGS says how to link.
+func TestBuild_NoSymbolsUnlessGOFLAGSSetsLdflags(t *testing.T) {
 	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
 	for _, tc := range []struct {
 		goflags string
@@ -222,8 +262,8 @@ func TestBuild_NoDWARFUnlessGOFLAGSSetsLdflags(t *testing.T) {
 				t.Fatalf("%d builds, want 2 (the baseline's, the mutant's)", len(r.flags))
 			}
 			for _, flags := range r.flags {
-				if got := slices.Contains(flags, "-ldflags=-w"); got != tc.want {
-					t.Errorf("GOFLAGS=%q: build flags %q; -ldflags=-w among them: %v, want %v", tc.goflags, flags, got, tc.want)
+				if got := slices.Contains(flags, "-ldflags=-s -w"); got != tc.want {
+					t.Errorf("GOFLAGS=%q: build flags %q; -ldflags=-s -w among them: %v, want %v", tc.goflags, flags, got, tc.want)
 				}
 			}
 		})
@@ -333,5 +373,86 @@ func TestRun_OnlyTheMutantsTheCacheLacksRun(t *testing.T) {
 	})
 	if rep.Summary().Count(report.Killed) != 1 || rep.Summary().Count(report.Survived) != 1 {
 		t.Errorf("Summary = %+v", rep.Summary())
+	}
+}
+
+// runDirPath is the working directory of a run: the package's copy in a
+// run directory of a random name.
+var runDirPath = regexp.MustCompile(`/runs/[0-9]+/mod$`)
+
+// A blind run, of a learner's tests, names its mutant nowhere a test could
+// look: every mutant has a build of its own, made as the reference's is,
+// without symbols, and kept nowhere; no run carries a variable or a file
+// beside its binary about its mutant, and none runs in a directory named
+// after what it runs; the environment is the run's own and a few neutral
+// settings; the directories to hide are covered. The verdicts come from
+// the code alone.
+func TestRun_BlindNamesNoMutant(t *testing.T) {
+	if ok, why := sandboxAvailable(); !ok {
+		t.Skipf("no sandbox here: %s", why)
+	}
+	t.Setenv("GRADER_TOKEN", "s3cret")
+	ms := []*mutation.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "doubled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3"},
+	}
+	r := cannedRunner()
+	r.byCode = map[string]string{"flipped": "a < b"}
+	hidden := t.TempDir()
+	var mu sync.Mutex
+	var sides []string
+	r.onExec = func(e gotest.Exec, active string) {
+		entries, _ := os.ReadDir(filepath.Dir(e.Binary))
+		mu.Lock()
+		defer mu.Unlock()
+		for _, entry := range entries {
+			if entry.Name() != filepath.Base(e.Binary) {
+				sides = append(sides, entry.Name())
+			}
+		}
+	}
+	run := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
+	opt := run.options()
+	opt.Blind, opt.Hide = true, []string{hidden}
+	rep, err := Run(t.Context(), run.plan(t), opt)
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	checkMutants(t, rep, []report.Mutant{
+		{ID: "flipped", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestMax"}},
+		{ID: "doubled", Status: report.Survived, Build: ModeOverlay, FailedTests: []string{}},
+	})
+	if r.builds != 3 {
+		t.Errorf("%d builds, want 3: the reference's and each mutant's", r.builds)
+	}
+	for i, flags := range r.flags {
+		if !slices.Contains(flags, "-ldflags=-s -w") || r.kept[i] != "" {
+			t.Errorf("build %d: flags %q, kept at %q; want -ldflags=-s -w, kept nowhere", i, flags, r.kept[i])
+		}
+	}
+	if len(sides) > 0 {
+		t.Errorf("files beside the test binaries: %q, want none", sides)
+	}
+	allowed := []string{"HOME", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "PATH", "LANG", "LANGUAGE", "TZ"}
+	for i, e := range r.execs {
+		if !e.Clean {
+			t.Errorf("run %d: the environment is mutate's too, want the run's alone", i)
+		}
+		for _, kv := range e.Env {
+			if k, _, _ := strings.Cut(kv, "="); !slices.Contains(allowed, k) && !strings.HasPrefix(k, "LC_") {
+				t.Errorf("run %d: %s in its environment", i, kv)
+			}
+		}
+		if !runDirPath.MatchString(e.Dir) {
+			t.Errorf("run %d: in %s, want a directory of a random number under runs/", i, e.Dir)
+		}
+		for _, word := range []string{"mutant", "baseline", "reference", "flipped", "doubled"} {
+			if strings.Contains(e.Dir, word) {
+				t.Errorf("run %d: its directory %s says %q", i, e.Dir, word)
+			}
+		}
+		if e.Isolate == nil || !slices.Contains(e.Isolate.Private, hidden) {
+			t.Errorf("run %d: sandbox %+v, want %s covered", i, e.Isolate, hidden)
+		}
 	}
 }

@@ -23,12 +23,15 @@ type runDir struct {
 	tmp  string
 }
 
-// newRunDir makes the run directory of one run, in a new directory under dir.
-func (p *prepared) newRunDir(dir string) (*runDir, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// newRunDir makes the run directory of one run, a new directory of a
+// random name beside every other run's: its path says nothing of what
+// runs in it (the baseline, a mutant, a confirmation).
+func (p *prepared) newRunDir() (*runDir, error) {
+	runs := filepath.Join(p.tmp, "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(dir, "run-")
+	dir, err := os.MkdirTemp(runs, "")
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +91,9 @@ func (rd *runDir) linkBinary(bin string, env []string) (link, cover string, err 
 // env returns the environment a binary runs with in the sandbox: HOME,
 // TMPDIR and the XDG directories in it, and the go command's caches where
 // they are for mutate, so that a test that runs go does not start cold.
-func (rd *runDir) env(goEnv map[string]string) []string {
+// A blind run (see Options.Blind) gets no caches, and nothing else of
+// this process's environment but what blindEnv lets through.
+func (rd *runDir) env(goEnv map[string]string, blind bool) []string {
 	env := []string{
 		"HOME=" + rd.home,
 		"TMPDIR=" + rd.tmp,
@@ -97,12 +102,34 @@ func (rd *runDir) env(goEnv map[string]string) []string {
 		"XDG_DATA_HOME=" + filepath.Join(rd.home, ".local", "share"),
 		"XDG_STATE_HOME=" + filepath.Join(rd.home, ".local", "state"),
 	}
+	if blind {
+		env = append(env, "PATH="+blindPath)
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); blindEnv(k) {
+				env = append(env, kv)
+			}
+		}
+		return env
+	}
 	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
 		if v := goEnv[k]; v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
 	return env
+}
+
+// blindPath is the PATH of a blind run: the system's directories, none of
+// the user's.
+const blindPath = "/usr/local/bin:/usr/bin:/bin"
+
+// blindEnv reports whether a blind run gets the variable name of this
+// process's environment: the locale and the time zone, which say how a
+// program should behave and nothing of who runs it. Everything else (a
+// grader's token, the directory it was started in, its PATH and go
+// settings) stays out.
+func blindEnv(name string) bool {
+	return name == "LANG" || name == "LANGUAGE" || name == "TZ" || strings.HasPrefix(name, "LC_")
 }
 
 // clean replaces the sandbox's paths in s, which a test printed, with what

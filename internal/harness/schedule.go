@@ -154,7 +154,7 @@ func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) e
 		return fmt.Errorf("the test %s %s changed while the mutants ran; no verdict of this run can be trusted (the next run builds %s again)",
 			text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), text.Plural(len(changed), "it", "them"))
 	}
-	res, err := p.exec(ctx, cfg, bin, filepath.Join(p.tmp, "reference-after"), env, nil, limits{wall: baselineTimeout(cfg)}, nil)
+	res, err := p.exec(ctx, cfg, bin, env, nil, limits{wall: baselineTimeout(cfg)}, nil)
 	if err != nil {
 		return fmt.Errorf("the reference after the mutants: %w", err)
 	}

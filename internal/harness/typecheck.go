@@ -3,64 +3,23 @@ package harness
 import (
 	"context"
 	"errors"
-	"fmt"
-	"go/importer"
-	"go/token"
-	"go/types"
-	"io"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/tools/go/packages"
-
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
 // exportFiles returns the export data files of the target package's
-// imports, which go builds for them (cached like any build), by import
-// path; or the reason the package cannot be type-checked on its own here.
+// imports (see gotest.ExportFiles); or the reason the package cannot be
+// type-checked on its own here.
 func (p *prepared) exportFiles(ctx context.Context) (map[string]string, error) {
 	if p.Package.UsesCgo() {
 		return nil, errors.New("the package uses cgo")
 	}
-	pkgs, err := packages.Load(&packages.Config{
-		Context: ctx,
-		Mode:    packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedExportFile,
-		Dir:     p.Target.ModuleDir,
-	}, p.Target.ImportPath)
-	if err != nil {
-		return nil, err
-	}
-	if len(pkgs) != 1 {
-		return nil, fmt.Errorf("go list %s gave %d packages", p.Target.ImportPath, len(pkgs))
-	}
-	// Export data names the packages it refers to by their paths; the
-	// target's own imports are looked up as its source writes them.
-	exports := map[string]string{}
-	packages.Visit(pkgs, nil, func(pkg *packages.Package) {
-		exports[pkg.PkgPath] = pkg.ExportFile
-	})
-	for path, dep := range pkgs[0].Imports {
-		exports[path] = dep.ExportFile
-	}
-	return exports, nil
-}
-
-// newImporter returns an importer that reads the export data of a package
-// from exports only when a type check needs it. An importer is for one
-// goroutine.
-func newImporter(exports map[string]string) types.Importer {
-	fset := token.NewFileSet()
-	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		file := exports[path]
-		if file == "" {
-			return nil, fmt.Errorf("no export data for %q", path)
-		}
-		return os.Open(file)
-	})
+	return gotest.ExportFiles(ctx, p.Target.ModuleDir, p.Target.ImportPath)
 }
 
 // typeCheck type-checks the standalone form of every mutant, on every
@@ -76,7 +35,7 @@ func (p *prepared) typeCheck(ctx context.Context, cfg config) map[string]string 
 		cfg.Progress.Printf("not type-checking the mutants (their builds will tell): %v", err)
 		return nil
 	}
-	if err := p.Package.UseTypes(p.Target.ImportPath, newImporter(exports)); err != nil {
+	if err := p.Package.UseTypes(p.Target.ImportPath, gotest.Importer(exports)); err != nil {
 		cfg.Progress.Printf("the switched build's helpers infer their types (go/types: %v)", text.FirstLine(err.Error()))
 	}
 	var (
@@ -87,7 +46,7 @@ func (p *prepared) typeCheck(ctx context.Context, cfg config) map[string]string 
 	)
 	for range min(runtime.GOMAXPROCS(0), len(p.Applied)) {
 		wg.Go(func() {
-			imp := newImporter(exports)
+			imp := gotest.Importer(exports)
 			for i := int(next.Add(1)) - 1; i < len(p.Applied) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
 				a := p.Applied[i]
 				err := p.Package.TypeCheck(p.Target.ImportPath, imp, a, p.Target.ModuleDir)

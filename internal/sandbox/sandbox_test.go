@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -517,5 +518,31 @@ func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
 	}
 	if n := strings.Count(string(out), "--- PASS: TestSandbox_"); n < 10 {
 		t.Errorf("the tests as nobody: %d passed, want every test but this one:\n%s", n, out)
+	}
+}
+
+// A private directory hides what the host has there: a grader's checkout,
+// which a learner's tests must not read, is empty in the sandbox, and
+// stays as it was.
+func TestSandbox_APrivateDirectoryHidesTheHosts(t *testing.T) {
+	_, src, _, _ := runtime.Caller(0)
+	hidden := filepath.Join(filepath.Dir(src), "testdata", "hidden")
+	secret := filepath.Join(hidden, "secret.txt")
+	if _, err := os.ReadFile(secret); err != nil {
+		t.Skipf("the source tree is out of this user's reach: %v", err)
+	}
+	spec := Default(t.TempDir())
+	if out, _ := run(t, spec, "read", secret); !strings.HasPrefix(out, `"a secret of the grader's\n" <nil>`) {
+		t.Fatalf("without it hidden, reading %s: %s; want the file (the control)", secret, out)
+	}
+	spec.Private = append(spec.Private, hidden)
+	if out, _ := run(t, spec, "ls", hidden); out != "<nil>" {
+		t.Errorf("listing %s hidden: %q, want it empty", hidden, out)
+	}
+	if out, _ := run(t, spec, "read", secret); !strings.Contains(out, "no such file or directory") {
+		t.Errorf("reading %s hidden: %s, want no such file", secret, out)
+	}
+	if data, err := os.ReadFile(secret); err != nil || string(data) != "a secret of the grader's\n" {
+		t.Errorf("after the runs, %s = %q, %v; want it as it was", secret, data, err)
 	}
 }

@@ -12,20 +12,28 @@
 //	worksheet:                       # optional: the exercise's closing questions
 //	  - id: earlier-steps            # lower-case letters, digits, '-'
 //	    question: Why do the earlier steps' tests still hold in later steps?
+//	tests:                           # optional: what learners' test files may be (check FILE_test.go)
+//	  package: external              # external (stock_test, the default), internal (stock) or either
+//	  imports: [encoding/csv]        # packages they may import beside the standard ones allowed
 //	mutants:
 //	  - id: take-boundary            # lower-case letters, digits, '-'
 //	    step: 4                      # optional, as are title, contract,
 //	    title: ...                   # rationale, seed, question and points
-//	    target: Store.Claim          # a function, Type.Method, or package-level const or var
+//	    target: Stock.Take           # a function, Type.Method, or package-level const or var
 //	    kind: expr                   # expr, stmt, body or string
-//	    find: until > now
-//	    replace: until >= now
+//	    find: n <= s.count
+//	    replace: n < s.count
 //	    occurrence: 2                # optional: which match, when find matches more than once
 //	    line: 226                    # optional: the match on this line
 //
 // A module's catalog is mutants/catalog.yaml at its root: what mutate
 // reads when no file is named. Every problem of a file is reported at once,
 // each at its file:line:col.
+//
+// The catalog of a tests assignment's hand-out has "withheld: true" in
+// place of its mutants: they are the chaffs, which stay with the grader.
+// It names the package, and what learners' test files may be, so that
+// check FILE_test.go can check a file and run it on the package.
 package exercise
 
 import (
@@ -41,6 +49,11 @@ import (
 
 // Catalog is where a module keeps its catalog, from its root.
 const Catalog = "mutants/catalog.yaml"
+
+// WheatsFile is the name of the file of the wheats, beside the catalog:
+// correct alternatives to the package, in the form of mutants, which a
+// learner's tests must pass (check FILE_test.go).
+const WheatsFile = "wheats.yaml"
 
 // ErrNoModule is returned by FindRoot outside a Go module.
 var ErrNoModule = errors.New("not in a Go module: no go.mod here or in any directory above")
@@ -73,9 +86,40 @@ type File struct {
 	// file answers beside its predictions.
 	Worksheet []Question
 	Mutants   []*mutation.Mutant
+	// Tests says what learners' test files may be; nil for the default.
+	Tests *Tests
+	// Withheld says that the file's mutants stay with the grader: it has
+	// none (a tests assignment's hand-out).
+	Withheld bool
 
 	packageAt yamlfile.Pos
 }
+
+// Tests says what a learner's test file of the exercise may be, in the
+// tests assignment.
+type Tests struct {
+	// Package is the package clause a learner's file may declare.
+	Package TestPackage
+	// Imports are the packages it may import besides the standard ones
+	// that a contract test needs.
+	Imports []string
+}
+
+// TestPackage is the package a learner's test file may be in.
+type TestPackage string
+
+// The packages a learner's test file may be in: the external test package
+// (lease_test), which sees the exercise's public API alone; the package
+// itself (lease), which sees its unexported names too; or either.
+const (
+	External TestPackage = "external"
+	Internal TestPackage = "internal"
+	Either   TestPackage = "either"
+)
+
+// ErrWithheld is the error of a command that needs the mutants of a
+// withheld catalog.
+var ErrWithheld = errors.New("the mutants of this exercise are withheld: it is a tests assignment, whose chaffs stay with the grader; go tool mutate check FILE_test.go checks a test file and runs it on the package")
 
 // Report says what `mutate report` regenerates from a run of a catalog.
 // Its paths are relative to the module root.
@@ -112,7 +156,7 @@ func LoadFile(path string) (*File, error) {
 	}
 	top, dups := root.Entries()
 	errs = append(errs, dups...)
-	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "report", "worksheet", "mutants"); err != nil {
+	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "report", "worksheet", "tests", "withheld", "mutants"); err != nil {
 		errs = append(errs, err)
 	}
 	found := false
@@ -132,14 +176,28 @@ func LoadFile(path string) (*File, error) {
 			var werrs yamlfile.Errors
 			f.Worksheet, werrs = decodeWorksheet(e.Value)
 			errs = append(errs, werrs...)
+		case "tests":
+			var terrs yamlfile.Errors
+			f.Tests, terrs = decodeTests(e.Value)
+			errs = append(errs, terrs...)
+		case "withheld":
+			if f.Withheld, err = e.Value.Bool(); err != nil {
+				errs = append(errs, err)
+			}
+			if f.Withheld && found {
+				errs = append(errs, e.KeyAt.Errorf("withheld: true says the file has no mutants, and it has a list under \"mutants:\": keep one"))
+			}
 		case "mutants":
 			found = true
 			ms, merrs := decodeMutants(e)
 			f.Mutants = ms
 			errs = append(errs, merrs...)
+			if f.Withheld {
+				errs = append(errs, e.KeyAt.Errorf("the file says withheld: true, and has a list under \"mutants:\": keep one"))
+			}
 		}
 	}
-	if !found {
+	if !found && !f.Withheld {
 		errs = append(errs, root.Errorf("no mutants: the file needs a list under \"mutants:\""))
 	}
 	if len(errs) > 0 {
@@ -154,6 +212,64 @@ func normalizePackage(p string) string {
 		return p
 	}
 	return "./" + p
+}
+
+// decodeTests reads what learners' test files may be.
+func decodeTests(n yamlfile.Node) (*Tests, yamlfile.Errors) {
+	if n.Kind() != "a mapping" {
+		return nil, yamlfile.Errors{n.Errorf("tests must be a mapping with package and imports, got %s", n.Kind())}
+	}
+	entries, errs := n.Entries()
+	if err := yamlfile.CheckKeys(entries, "tests", "package", "imports"); err != nil {
+		errs = append(errs, err)
+	}
+	t := &Tests{Package: External}
+	for _, e := range entries {
+		switch e.Key {
+		case "package":
+			s, err := e.Value.String()
+			switch p := TestPackage(s); {
+			case err != nil:
+				errs = append(errs, err)
+			case p == External || p == Internal || p == Either:
+				t.Package = p
+			default:
+				errs = append(errs, e.Value.Errorf("tests package %q: want external (the package's _test package), internal (the package itself) or either", s))
+			}
+		case "imports":
+			items, err := e.Value.Seq()
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, item := range items {
+				path, err := item.String()
+				if err == nil && !validImportPath(path) {
+					err = item.Errorf("import %q is not an import path, such as encoding/csv", path)
+				}
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				t.Imports = append(t.Imports, path)
+			}
+		}
+	}
+	return t, errs
+}
+
+// validImportPath reports whether path is written as an import path: no
+// space, quote, backslash or leading slash, no empty or dot element.
+func validImportPath(path string) bool {
+	if path == "" || strings.ContainsAny(path, " \t\\\"'`") || strings.HasPrefix(path, "/") {
+		return false
+	}
+	for elem := range strings.SplitSeq(path, "/") {
+		if elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 func decodeReport(n yamlfile.Node) (*Report, yamlfile.Errors) {
@@ -394,6 +510,12 @@ type Set struct {
 	Package string
 	// Worksheet are the files' closing questions, in order.
 	Worksheet []Question
+	// Tests says what learners' test files may be: the first file's that
+	// says; the default (external) when none does.
+	Tests Tests
+	// Withheld says that a file's mutants stay with the grader (see
+	// File.Withheld).
+	Withheld bool
 }
 
 // Load reads the mutants files at paths, or the module's catalog when
@@ -407,7 +529,8 @@ func Load(root string, paths []string) (*Set, error) {
 		}
 		paths = []string{display(catalog)}
 	}
-	s := &Set{Root: root}
+	s := &Set{Root: root, Tests: Tests{Package: External}}
+	var testsFrom *File
 	var (
 		errs    yamlfile.Errors
 		ids     = map[string]string{}
@@ -426,6 +549,10 @@ func Load(root string, paths []string) (*Set, error) {
 		}
 		s.Files = append(s.Files, f)
 		s.Worksheet = append(s.Worksheet, f.Worksheet...)
+		s.Withheld = s.Withheld || f.Withheld
+		if f.Tests != nil && testsFrom == nil {
+			s.Tests, testsFrom = *f.Tests, f
+		}
 		if f.Package != "" {
 			switch {
 			case pkgFrom == nil:

@@ -193,3 +193,55 @@ func TestLoadFile_Worksheet(t *testing.T) {
 		t.Errorf("LoadFile(bad) error =\n%v\nwant\n%s", err, strings.Join(wantErrs, "\n"))
 	}
 }
+
+// A catalog says what learners' test files may be; the default is the
+// external test package and the standard imports alone.
+func TestLoadFile_TheRulesOfLearnersTests(t *testing.T) {
+	f, err := LoadFile("testdata/files/tests.yaml")
+	if err != nil {
+		t.Fatalf("LoadFile() error = %v", err)
+	}
+	if f.Tests == nil || f.Tests.Package != Either || strings.Join(f.Tests.Imports, ",") != "encoding/csv,golang.org/x/sync/errgroup" {
+		t.Errorf("Tests = %+v, want either, with two imports", f.Tests)
+	}
+	set, err := Load(".", []string{"testdata/files/ok.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Tests.Package != External || len(set.Tests.Imports) != 0 {
+		t.Errorf("a catalog that says nothing: Tests = %+v, want external and no import", set.Tests)
+	}
+	_, err = LoadFile("testdata/files/bad-tests.yaml")
+	want := []string{
+		`2:11: want true or false, got a string`,
+		`4:12: tests package "outside": want external (the package's _test package), internal (the package itself) or either`,
+		`5:22: import "../up" is not an import path, such as encoding/csv`,
+		`5:31: import "with space" is not an import path, such as encoding/csv`,
+		`6:3: unknown field "extra" in tests; the fields are: package, imports`,
+	}
+	for i, w := range want {
+		want[i] = "testdata/files/bad-tests.yaml:" + w
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("LoadFile(bad) error =\n%v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// A withheld catalog (a tests hand-out's) has no mutants; a command that
+// needs them says so, unless it asks for the package alone.
+func TestSelect_AWithheldCatalog(t *testing.T) {
+	f, err := LoadFile("testdata/files/withheld.yaml")
+	if err != nil || !f.Withheld || len(f.Mutants) != 0 {
+		t.Fatalf("LoadFile() = %+v, %v; want withheld, no mutants", f, err)
+	}
+	if _, err := LoadFile("testdata/files/withheld-and-mutants.yaml"); err == nil || !strings.Contains(err.Error(), "3:1: the file says withheld: true, and has a list under \"mutants:\": keep one") {
+		t.Errorf("LoadFile(withheld and mutants) error = %v", err)
+	}
+	if _, err := Choose(t.Context(), Selection{Files: []string{"testdata/files/withheld.yaml"}}); !errors.Is(err, ErrWithheld) {
+		t.Errorf("Choose() error = %v, want ErrWithheld", err)
+	}
+	plan, err := Choose(t.Context(), Selection{Files: []string{"testdata/files/withheld.yaml"}, Withheld: true})
+	if err != nil || len(plan.Units) != 1 || len(plan.Units[0].Mutants) != 0 {
+		t.Errorf("Choose(Withheld) = %+v, %v; want the package, no mutant", plan, err)
+	}
+}

@@ -1,6 +1,7 @@
 package exercise
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,13 +24,19 @@ import (
 // package's code by operator, narrowed to some ids, to the lines changed
 // since a git ref, and to one shard of the whole.
 type Selection struct {
+	// Dir is a directory of the module: "" is the current directory.
+	Dir      string
 	Files    []string // mutants files; none: the module's catalog
 	Pkg      string   // the package to mutate, as go names it here; with Generate, a pattern such as ./...
 	Only     []string // ids; in a run of a pattern, qualified by package ("lease:store-claim-boundary-1")
 	Generate bool     // generate the mutants from the code instead of reading files
 	Diff     string   // a git ref: only mutants on lines changed since it
 	Shard    string   // "k/n": only the k-th of n slices of the mutants
-	Go       string   // the go command; "go" if empty
+	// Withheld accepts a withheld catalog (see File.Withheld): its plan is
+	// the package alone, with no mutant. Without it, such a catalog is
+	// ErrWithheld.
+	Withheld bool
+	Go       string // the go command; "go" if empty
 	Progress *progress.Reporter
 }
 
@@ -92,7 +99,7 @@ func IsPattern(pkg string) bool { return strings.Contains(pkg, "...") }
 // Choose reads or generates the mutants of sel and narrows them to its
 // ids, without applying them: enough to list them.
 func Choose(ctx context.Context, sel Selection) (*Plan, error) {
-	root, err := FindRoot(".")
+	root, err := FindRoot(cmp.Or(sel.Dir, "."))
 	if err != nil {
 		return nil, err
 	}
@@ -266,6 +273,9 @@ func (p *Plan) read(sel Selection) error {
 	if err != nil {
 		return err
 	}
+	if set.Withheld && !sel.Withheld {
+		return ErrWithheld
+	}
 	p.Units = []*Unit{{Set: set, All: set.Mutants, Mutants: set.Mutants}}
 	return nil
 }
@@ -344,7 +354,7 @@ func (p *Plan) apply(ctx context.Context, sel Selection) error {
 	var errs yamlfile.Errors
 	var units []*Unit
 	for _, u := range p.Units {
-		if len(u.Mutants) == 0 {
+		if len(u.Mutants) == 0 && (u.Set == nil || !u.Set.Withheld) {
 			continue
 		}
 		written := ""
@@ -438,7 +448,7 @@ func (p *Plan) Pending() *report.Report {
 	for _, u := range p.Units {
 		for _, a := range u.Applied {
 			m := a.Mutant
-			rep.Mutants = append(rep.Mutants, report.Mutant{ID: u.Qual + m.ID, Step: m.Step, Title: m.Title, Points: m.Points})
+			rep.Mutants = append(rep.Mutants, report.Mutant{ID: u.Qual + m.ID, Step: m.Step, Title: m.Title, Target: m.Target, Contract: m.Contract, Points: m.Points})
 		}
 	}
 	return rep

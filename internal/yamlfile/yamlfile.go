@@ -283,6 +283,15 @@ func (n Node) Text() (string, error) {
 	}
 }
 
+// Bool returns the value of boolean n: true or false.
+func (n Node) Bool() (bool, error) {
+	b, ok := n.n.(*ast.BoolNode)
+	if !ok {
+		return false, n.Errorf("want true or false, got %s", n.Kind())
+	}
+	return b.Value, nil
+}
+
 // Int returns the value of integer n.
 func (n Node) Int() (int, error) {
 	i, ok := n.n.(*ast.IntegerNode)

@@ -37,15 +37,22 @@ to the end, as with -full.
 
 Given Go test files (FILE_test.go) instead, check grades each as one
 learner's test suite for the catalog's package, as Examplar does (Wrenn and
-Krishnamurthi, ICER 2019): the package's own tests are left out and the file
-added; each test must pass on the reference and on every wheat (the correct
-alternatives of wheats.yaml beside the catalog), else it is invalid and earns
-nothing; each catalog mutant (a chaff) is caught when a valid test fails under
-it, the kill confirmed. It takes -json, -html (the class page: files ×
-chaffs, and the wheats each file's tests failed under), -csv, -gradescope,
--classroom, -visibility and run's flags that bound the runs. Exit 0: every
-test valid and every chaff caught; 1: otherwise; 2: a file does not compile
-or declares another package (it earns nothing; the others are graded).
+Krishnamurthi, ICER 2019): the file is checked first (the package's _test
+package, imports from the standard packages a contract test needs, no
+TestMain, no directive; the catalog's tests: widens them), then the
+package's own tests are left out and the file added, in a copy of the
+module; each test must pass on the reference and on every wheat (the
+correct alternatives of wheats.yaml beside the catalog), else it is invalid
+and earns nothing; each catalog mutant (a chaff) is caught when a valid
+test fails under it, the kill confirmed. No run names its mutant (every
+chaff and wheat is a build of its own; the environment is the run's own).
+It takes -json, -html (the class page: files × chaffs, and the wheats each
+file's tests failed under), -csv, -gradescope, -classroom, -visibility and
+run's flags that bound the runs. Exit 0: every test valid and every chaff
+caught; 1: otherwise; 2: a file cannot be graded (against the rules, not
+compiling, no test, its binary ends before any test: it earns nothing; the
+others are graded). In a tests hand-out, whose catalog withholds the
+chaffs, check runs the file on the package alone.
 
 ` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
@@ -57,7 +64,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	if isTestFile(fs.Args()) {
-		return checkTests(ctx, c, &f, fs.Args())
+		return checkTests(ctx, c, fs, &f, fs.Args())
 	}
 	credit, err := f.validate(fs)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"go/types"
 	"io"
 	"maps"
 	"os"
@@ -59,15 +60,18 @@ type call struct {
 	eng            engine
 }
 
-// engine selects the mutants and runs them: exercise.Select and
-// harness.Run, or a test's fakes.
+// engine selects the mutants and runs them: exercise.Select, harness.Run
+// and harness.TestNames, and the importer of a learner's test file's
+// packages; or a test's fakes.
 type engine struct {
 	selectPlan func(ctx context.Context, sel exercise.Selection) (*exercise.Plan, error)
 	run        func(ctx context.Context, plan *exercise.Plan, opt harness.Options) (*report.Report, error)
+	testNames  func(ctx context.Context, plan *exercise.Plan, opt harness.Options) ([]string, error)
+	importer   func(ctx context.Context, dir string, paths []string) (types.Importer, error)
 }
 
 // defaultEngine is the engine of the mutate command.
-var defaultEngine = engine{selectPlan: exercise.Select, run: harness.Run}
+var defaultEngine = engine{selectPlan: exercise.Select, run: harness.Run, testNames: harness.TestNames, importer: goImporter}
 
 // commands maps each command's name to the function that runs it.
 var commands = map[string]func(ctx context.Context, c *call, args []string) error{

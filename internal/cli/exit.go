@@ -33,12 +33,10 @@ const maxProblems = 20
 // verdict's own code, and 2 for any error. An interrupt, at any moment,
 // is the one message of harness.ErrInterrupted, whatever was running. A
 // list of problems in input files is printed one per line, each at its
-// file:line:col, the first maxProblems of them.
+// file:line:col, the first maxProblems of each list; so is every list of
+// errors joined (the problems of each file of a class).
 func exitCode(ctx context.Context, c *call, err error) int {
-	var (
-		v    verdict
-		list yamlfile.Errors
-	)
+	var v verdict
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return report.ExitKilled
@@ -47,19 +45,51 @@ func exitCode(ctx context.Context, c *call, err error) int {
 	case ctx.Err() != nil || errors.Is(err, harness.ErrInterrupted):
 		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), harness.ErrInterrupted)
 	case errors.Is(err, errUsage):
-	case errors.As(err, &list):
-		for i, e := range list {
-			if i == maxProblems {
-				fmt.Fprintf(c.stderr, "… and %d more\n", len(list)-maxProblems)
-				break
+	case isProblems(err):
+		n := 0
+		for _, list := range problemLists(err) {
+			for i, e := range list {
+				if i == maxProblems {
+					fmt.Fprintf(c.stderr, "… and %d more\n", len(list)-maxProblems)
+					break
+				}
+				fmt.Fprintln(c.stderr, e)
 			}
-			fmt.Fprintln(c.stderr, e)
+			n += len(list)
 		}
-		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Count(len(list), "problem", "problems"))
+		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Count(n, "problem", "problems"))
 	default:
 		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), err)
 	}
 	return report.ExitError
+}
+
+// isProblems reports whether err is a list of problems in input files,
+// or holds one among errors joined.
+func isProblems(err error) bool {
+	var list yamlfile.Errors
+	return errors.As(err, &list)
+}
+
+// problemLists returns the lists of problems of err: err itself, or each
+// error it joins, a list of its own when it is not one of problems.
+func problemLists(err error) []yamlfile.Errors {
+	if list, ok := err.(yamlfile.Errors); ok {
+		return []yamlfile.Errors{list}
+	}
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		var list yamlfile.Errors
+		if errors.As(err, &list) {
+			return []yamlfile.Errors{list}
+		}
+		return []yamlfile.Errors{{err}}
+	}
+	var lists []yamlfile.Errors
+	for _, e := range joined.Unwrap() {
+		lists = append(lists, problemLists(e)...)
+	}
+	return lists
 }
 
 // interrupted returns err, or harness.ErrInterrupted if ctx is done.

@@ -22,9 +22,11 @@ template and check work.
 
 -tests FILE writes the tests assignment instead: the exercise's package
 without its own tests, with FILE, a starter test file with a worked example,
-beside it, and a worksheet that describes each mutant by its step and
-contract (-fragments adds the design note's fragment); learners grade their
-test files with go tool mutate check FILE_test.go.`
+beside it, and a worksheet that asks for tests by each step's contract. The
+chaffs and wheats stay with you: the hand-out holds no mutants file (its
+catalog says withheld: true), no docs and a README of its own; there, go
+tool mutate check FILE_test.go checks a file and runs it on the package, and
+your copy of the exercise grades it (docs/course.md).`
 
 func handoutCmd(ctx context.Context, c *call, args []string) error {
 	fs := newFlagSet(c, "-o DIR [flags]", handoutSummary)
@@ -33,7 +35,6 @@ func handoutCmd(ctx context.Context, c *call, args []string) error {
 	out := fs.String("o", "", "write the hand-out into `dir`, which must not exist or be empty")
 	var opt handout.Options
 	fs.StringVar(&opt.Starter, "tests", "", "write the tests assignment, with this starter test `file` (FILE_test.go) in the exercise's package")
-	fs.BoolVar(&opt.Fragments, "fragments", false, "with -tests, show each mutant's fragment in the worksheet")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -43,12 +44,12 @@ func handoutCmd(ctx context.Context, c *call, args []string) error {
 	if opt.Starter != "" && !strings.HasSuffix(opt.Starter, "_test.go") {
 		return usagef(fs, "-tests %s: want a Go test file, FILE_test.go", opt.Starter)
 	}
-	if opt.Fragments && opt.Starter == "" {
-		return usagef(fs, "-fragments goes with -tests")
-	}
 	set, err := exercise.Find(".", files)
 	if err != nil {
 		return err
+	}
+	if set.Withheld {
+		return exercise.ErrWithheld
 	}
 	left, wrote, err := handout.Write(set, *out, opt)
 	if err != nil {

@@ -22,9 +22,14 @@
 //
 // A hand-out of the tests assignment (Options.Starter) is for learners who
 // write the tests: the exercise's package loses its own tests too, and
-// gets the starter test file, with a worked example; the worksheet asks
-// for tests, describing each mutant by its step and contract (its fragment
-// only with Options.Fragments); check FILE_test.go grades them.
+// gets the starter test file, with a worked example. The chaffs (the
+// catalog's mutants) and the wheats stay with the grader: the hand-out
+// holds no mutants file but a withheld catalog (the package, and the rules
+// of learners' files), no instructor's document (docs, the README, whose
+// samples show mutants) but a README of its own, and a worksheet that asks
+// for tests, describing each step by its contract, never a mutant's code.
+// There, check FILE_test.go checks a file and runs it on the package; the
+// grader's copy of the exercise grades it.
 package handout
 
 import (
@@ -34,12 +39,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/modcopy"
+	"github.com/fencelab/fencelab/internal/testgrade"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Workflow is the GitHub Classroom workflow a hand-out holds, at
@@ -56,8 +64,6 @@ type Options struct {
 	// Starter is the starter test file of the tests assignment; "" for
 	// the predictions assignment.
 	Starter string
-	// Fragments: the tests worksheet shows each mutant's fragment.
-	Fragments bool
 }
 
 // Write writes the hand-out of the exercise set (read from the module at
@@ -119,7 +125,19 @@ func (h *handout) leaveOut() error {
 			}
 		}
 	}
-	for _, path := range []string{".ci", ".github"} {
+	gone := []string{".ci", ".github"}
+	if h.opt.Starter != "" {
+		// The chaffs and wheats, and the instructor's documents, whose
+		// samples show them.
+		gone = append(gone, "docs", "README.md", h.rel(filepath.Join(filepath.Dir(h.catalog()), exercise.WheatsFile)))
+		for _, f := range h.set.Files {
+			gone = append(gone, h.rel(f.Path))
+			if f.Report != nil {
+				gone = append(gone, f.Report.Mutants...)
+			}
+		}
+	}
+	for _, path := range gone {
 		if err := h.remove(path); err != nil {
 			return err
 		}
@@ -154,6 +172,21 @@ func (h *handout) leaveOut() error {
 	return nil
 }
 
+// catalog returns the path of the exercise's catalog.
+func (h *handout) catalog() string {
+	return filepath.Join(h.set.Root, filepath.FromSlash(exercise.Catalog))
+}
+
+// rel returns path (as given, from the current directory) relative to the
+// module root, with forward slashes.
+func (h *handout) rel(path string) string {
+	rel, err := filepath.Rel(h.set.Root, absolute(path))
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
 // remove removes path, relative to the module root, from the copy, if it
 // is there.
 func (h *handout) remove(rel string) error {
@@ -165,18 +198,20 @@ func (h *handout) remove(rel string) error {
 	return os.RemoveAll(path)
 }
 
-// addOwn writes the hand-out's own files: the worksheet in place of each
-// report document, each mutants file without its report section, and the
-// Classroom workflow.
+// addOwn writes the hand-out's own files: of the predictions
+// assignment, the worksheet in place of each report document, each
+// mutants file without its report section, and the Classroom workflow; of
+// the tests assignment, the withheld catalog, the tests worksheet, a
+// README and the starter.
 func (h *handout) addOwn() error {
+	if h.opt.Starter != "" {
+		return h.addTests()
+	}
 	for _, f := range h.set.Files {
 		if f.Report == nil {
 			continue
 		}
-		rel, err := filepath.Rel(h.set.Root, absolute(f.Path))
-		if err != nil {
-			return err
-		}
+		rel := h.rel(f.Path)
 		src, err := os.ReadFile(filepath.Join(h.dir, rel))
 		if err != nil {
 			return err
@@ -184,24 +219,38 @@ func (h *handout) addOwn() error {
 		if err := h.write(rel, withoutReport(src)); err != nil {
 			return err
 		}
-		sheet := Worksheet(h.set)
-		if h.opt.Starter != "" {
-			sheet = TestsWorksheet(h.set, filepath.Base(h.opt.Starter), h.opt.Fragments)
-		}
-		if err := h.write(f.Report.File, []byte(sheet)); err != nil {
+		if err := h.write(f.Report.File, []byte(Worksheet(h.set))); err != nil {
 			return err
 		}
-	}
-	if h.opt.Starter != "" {
-		// The Classroom workflow grades prediction files: a tests
-		// assignment has none yet.
-		src, err := os.ReadFile(h.opt.Starter)
-		if err != nil {
-			return err
-		}
-		return h.write(filepath.Join(h.set.Package, filepath.Base(h.opt.Starter)), src)
 	}
 	return h.write(WorkflowPath, Workflow)
+}
+
+// addTests writes the tests assignment's own files. (The Classroom
+// workflow grades prediction files: a tests assignment is graded on the
+// grader's side, which holds the chaffs.)
+func (h *handout) addTests() error {
+	starter := filepath.Base(h.opt.Starter)
+	if err := h.write(exercise.Catalog, []byte(withheldCatalog(h.set))); err != nil {
+		return err
+	}
+	sheet := "REPORT.md"
+	for _, f := range h.set.Files {
+		if f.Report != nil {
+			sheet = f.Report.File
+		}
+	}
+	if err := h.write(sheet, []byte(TestsWorksheet(h.set, starter))); err != nil {
+		return err
+	}
+	if err := h.write("README.md", []byte(testsReadme(h.set, starter, sheet))); err != nil {
+		return err
+	}
+	src, err := os.ReadFile(h.opt.Starter)
+	if err != nil {
+		return err
+	}
+	return h.write(filepath.Join(h.set.Package, starter), src)
 }
 
 func (h *handout) write(rel string, data []byte) error {
@@ -302,10 +351,11 @@ instructor reads them.
 }
 
 // TestsWorksheet returns the worksheet of the tests assignment, as
-// Markdown: what to write (in starter, the starter test file's name), how
-// it is graded, and each mutant to catch by its step and contract (with
-// fragments, its faulty fragment too).
-func TestsWorksheet(set *exercise.Set, starter string, fragments bool) string {
+// Markdown: what to write (in starter, the starter test file's name), the
+// rules of the file, how it is graded, and each step of the exercise by
+// its contract, with how many faults it holds: never a mutant's code, nor
+// its title, which says what the fault is.
+func TestsWorksheet(set *exercise.Set, starter string) string {
 	var b strings.Builder
 	pkg := strings.TrimPrefix(set.Package, "./")
 	fmt.Fprintf(&b, `# The worksheet: tests
@@ -319,28 +369,108 @@ go test ./%[1]s
 go tool mutate check %[1]s/%[2]s
 `+"```"+`
 
-`+"`check`"+` grades one test file, its tests alone: each test must pass on the package and on
-correct alternatives of it that change only what the contract leaves open
-(an error's wording, an order it does not promise): a test that fails on
-one is invalid, and earns nothing. Each fault below is worth its points when
-a valid test fails under it.
-`, pkg, starter)
+`+"`check`"+` checks your file against the rules below and runs it on the
+package: each test must pass there. Your instructor grades it: each test
+must also pass on correct alternatives of the package that change only what
+the contract leaves open (an error's wording, an order it does not
+promise), or it is invalid and earns nothing; each fault of the package
+that a valid test catches (it fails under the fault) earns its points. The
+faults stay with your instructor: your tests pin the contract, whatever
+the fault.
+
+## The rules of your file
+
+%[3]s
+`, pkg, starter, rules(set))
+	type step struct {
+		n         int
+		faults    int
+		contracts []string
+	}
+	var steps []*step
 	for _, m := range set.Mutants {
-		title := m.Title
-		if title == "" {
-			title = m.ID
+		i := slices.IndexFunc(steps, func(s *step) bool { return s.n == m.Step })
+		if i < 0 {
+			steps = append(steps, &step{n: m.Step})
+			i = len(steps) - 1
 		}
-		heading := title
-		if m.Step > 0 {
-			heading = fmt.Sprintf("Step %d: %s", m.Step, title)
+		s := steps[i]
+		s.faults++
+		if m.Contract != "" && !slices.Contains(s.contracts, m.Contract) {
+			s.contracts = append(s.contracts, m.Contract)
+		}
+	}
+	for _, s := range steps {
+		heading := "Other faults"
+		if s.n > 0 {
+			heading = fmt.Sprintf("Step %d", s.n)
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", heading)
-		if m.Contract != "" {
-			fmt.Fprintf(&b, "**Contract.** %s\n", m.Contract)
+		for _, c := range s.contracts {
+			fmt.Fprintf(&b, "**Contract.** %s\n\n", c)
 		}
-		if fragments && m.Seed != "" {
-			fmt.Fprintf(&b, "\n**The faulty fragment**, as the design note writes it:\n\n```\n%s\n```\n", m.Seed)
+		fmt.Fprintf(&b, "%s to catch.\n", text.Count(s.faults, "fault", "faults"))
+	}
+	return b.String()
+}
+
+// rules says, as Markdown, what a learner's test file may be (see
+// testgrade.Rules).
+func rules(set *exercise.Set) string {
+	pkg := path.Base(strings.TrimPrefix(set.Package, "./"))
+	clause := map[exercise.TestPackage]string{
+		exercise.External: fmt.Sprintf("`package %s_test`: your tests use the package's exported API, as its users do", pkg),
+		exercise.Internal: fmt.Sprintf("`package %s`", pkg),
+		exercise.Either:   fmt.Sprintf("`package %s_test` (the exported API, as its users see it) or `package %s`", pkg, pkg),
+	}[set.Tests.Package]
+	imports := slices.Concat(testgrade.Standard, set.Tests.Imports)
+	for i, p := range imports {
+		imports[i] = "`" + p + "`"
+	}
+	list := text.Wrap("It imports the package, and only these others: "+strings.Join(imports, ", ")+
+		". Nothing that reads files, the environment, the process or memory (`os`, `path/filepath`, `unsafe`, `syscall`, `runtime`, `reflect` and the like).", 76, "  ")
+	return fmt.Sprintf(`- The file declares %s.
+- %s
+- It declares no `+"`TestMain`"+` and holds no directive (`+"`//go:`"+`, `+"`//line`"+`); its tests
+  are `+"`TestXxx`"+`, `+"`FuzzXxx`"+` (their seeds run) and examples with an `+"`// Output:`"+` comment.
+- A file that breaks a rule earns nothing; `+"`check`"+` names each problem at its
+  file:line:col.`, clause, strings.TrimPrefix(list, "  "))
+}
+
+// withheldCatalog returns the catalog of a tests assignment's hand-out:
+// the package, and the rules of learners' files, with the chaffs withheld.
+func withheldCatalog(set *exercise.Set) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `# The tests assignment of this exercise. Its faults (the chaffs your tests
+# must catch) and its correct alternatives (the wheats they must pass) stay
+# with your instructor's grader: go tool mutate check FILE_test.go checks
+# your file and runs it on the package.
+package: %s
+withheld: true
+`, set.Package)
+	if set.Tests.Package != exercise.External || len(set.Tests.Imports) > 0 {
+		fmt.Fprintf(&b, "tests:\n  package: %s\n", set.Tests.Package)
+		if len(set.Tests.Imports) > 0 {
+			fmt.Fprintf(&b, "  imports: [%s]\n", strings.Join(set.Tests.Imports, ", "))
 		}
 	}
 	return b.String()
+}
+
+// testsReadme returns the README of a tests assignment's hand-out.
+func testsReadme(set *exercise.Set, starter, sheet string) string {
+	pkg := strings.TrimPrefix(set.Package, "./")
+	return fmt.Sprintf(`# The tests assignment
+
+Write the tests of package %[1]s in [%[1]s/%[2]s](%[1]s/%[2]s); the
+worksheet, [%[3]s](%[3]s), says what they must pin and the rules of the
+file.
+
+`+"```sh"+`
+go test ./%[1]s                              # run your tests
+go tool mutate check %[1]s/%[2]s   # check your file, and run it on the package
+`+"```"+`
+
+Go 1.26 or newer is all it needs. Your instructor grades the file.
+`, pkg, starter, sheet)
 }

@@ -2,13 +2,16 @@ package handout
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/mutation"
 )
 
 // The workflow a hand-out holds is the one docs/classroom.yml shows and
@@ -180,48 +183,167 @@ func TestWrite_OutsideAGitCheckout(t *testing.T) {
 }
 
 // The tests assignment: the exercise's package without its own tests (its
-// test data kept), with the starter beside it, and a worksheet that asks
-// for tests and describes each mutant by its step and contract, its
-// fragment only when asked.
+// test data kept), with the starter beside it; no mutants file but the
+// withheld catalog, no instructor's document but a README of its own; a
+// worksheet that asks for tests by each step's contract, and says the
+// rules of the file: never a mutant's title, fragment or code.
 func TestWrite_TheTestsAssignment(t *testing.T) {
 	root := writeExercise(t)
+	for name, body := range map[string]string{
+		"mutants/wheats.yaml": "package: ./stock\nmutants:\n  - id: take-other\n    title: the wording\n    target: Take\n    kind: expr\n    find: n > 0\n    replace: 0 < n\n",
+		"docs/course.md":      "The chaffs: take-zero.\n",
+		"README.md":           "go tool mutate show take-zero\n",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add := exec.Command("git", "add", ".")
+	add.Dir = root
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
 	set, err := exercise.Load(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	starter := filepath.Join(t.TempDir(), "starter_test.go")
-	if err := os.WriteFile(starter, []byte("package stock\n\nimport \"testing\"\n\nfunc TestTake_Example(t *testing.T) {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(starter, []byte("package stock_test\n\nimport \"testing\"\n\nfunc TestTake_Example(t *testing.T) {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, fragments := range []bool{false, true} {
-		out := filepath.Join(t.TempDir(), "handout")
-		left, wrote, err := Write(set, out, Options{Starter: starter, Fragments: fragments})
-		if err != nil {
-			t.Fatalf("Write() error = %v", err)
+	out := filepath.Join(t.TempDir(), "handout")
+	left, wrote, err := Write(set, out, Options{Starter: starter})
+	if err != nil {
+		t.Fatalf("Write() error = %v", err)
+	}
+	if got, want := strings.Join(left, ","), ".ci,.github,README.md,REPORT.md,docs,mutants/catalog.yaml,mutants/wheats.yaml,predictions/example.yaml,stock/stock_test.go,tool/testdata,tool/tool_test.go"; got != want {
+		t.Errorf("left out %s, want %s", got, want)
+	}
+	if got, want := strings.Join(wrote, ","), "README.md,REPORT.md,mutants/catalog.yaml,stock/starter_test.go"; got != want {
+		t.Errorf("wrote %s, want %s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "stock", "testdata", "items.txt")); err != nil {
+		t.Errorf("the package's test data: %v", err)
+	}
+	withheld, err := exercise.LoadFile(filepath.Join(out, "mutants", "catalog.yaml"))
+	if err != nil {
+		t.Fatalf("the hand-out's catalog: %v", err)
+	}
+	if !withheld.Withheld || withheld.Package != "./stock" || len(withheld.Mutants) != 0 {
+		t.Errorf("the hand-out's catalog: withheld %v, package %q, %d mutants; want withheld, ./stock, none", withheld.Withheld, withheld.Package, len(withheld.Mutants))
+	}
+	sheet, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# The worksheet: tests", "go tool mutate check stock/starter_test.go", "## Step 1\n", "**Contract.** Take takes one or more.",
+		"1 fault to catch.", "`package stock_test`", "`testing`", "`path`"} {
+		if !strings.Contains(string(sheet), want) {
+			t.Errorf("worksheet lacks %q:\n%s", want, sheet)
 		}
-		if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,predictions/example.yaml,stock/stock_test.go,tool/testdata,tool/tool_test.go"; got != want {
-			t.Errorf("left out %s, want %s", got, want)
+	}
+	for _, leak := range []string{"take-zero", "Take accepts zero", "take(n >= 0)", "n >= 0", "TestTake_One", "take-other", "0 < n"} {
+		filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if data, _ := os.ReadFile(path); strings.Contains(string(data), leak) {
+					t.Errorf("%s holds %q", path, leak)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// A withheld catalog keeps what the catalog says of learners' files.
+func TestWithheldCatalog_KeepsTheRules(t *testing.T) {
+	set := &exercise.Set{Package: "./stock", Tests: exercise.Tests{Package: exercise.Either, Imports: []string{"encoding/csv"}}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "catalog.yaml")
+	if err := os.WriteFile(path, []byte(withheldCatalog(set)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := exercise.LoadFile(path)
+	if err != nil {
+		t.Fatalf("LoadFile() error = %v\n%s", err, withheldCatalog(set))
+	}
+	if !f.Withheld || f.Tests == nil || f.Tests.Package != exercise.Either || !slices.Equal(f.Tests.Imports, []string{"encoding/csv"}) {
+		t.Errorf("LoadFile() = withheld %v, tests %+v; want withheld, either, [encoding/csv]", f.Withheld, f.Tests)
+	}
+}
+
+// The tests hand-out of lease holds no mutant of its exercise: no line
+// that any mutant of mutants/ (the chaffs, the wheats, the experiments)
+// writes into package lease is anywhere in it.
+func TestWrite_TheLeaseTestsHandOutHoldsNoMutant(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "handout")
+	if _, _, err := Write(set, out, Options{Starter: filepath.Join(root, "docs", "testdata", "learner", "starter_test.go")}); err != nil {
+		t.Fatalf("Write() error = %v", err)
+	}
+	var hand []string // every line of the hand-out, trimmed
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(path)
+			for line := range strings.Lines(string(data)) {
+				hand = append(hand, strings.TrimSpace(line))
+			}
 		}
-		if got, want := strings.Join(wrote, ","), "REPORT.md,mutants/catalog.yaml,stock/starter_test.go"; got != want {
-			t.Errorf("wrote %s, want %s", got, want)
-		}
-		if _, err := os.Stat(filepath.Join(out, "stock", "testdata", "items.txt")); err != nil {
-			t.Errorf("the package's test data: %v", err)
-		}
-		sheet, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+		return err
+	})
+	pkg, err := mutation.Load(filepath.Join(root, "lease"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "mutants", "*.yaml"))
+	checked := 0
+	for _, file := range files {
+		f, err := exercise.LoadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"# The worksheet: tests", "go tool mutate check stock/starter_test.go", "## Step 1: Take accepts zero", "**Contract.** Take takes one or more."} {
-			if !strings.Contains(string(sheet), want) {
-				t.Errorf("worksheet lacks %q:\n%s", want, sheet)
+		for _, m := range f.Mutants {
+			a, err := pkg.Apply(m)
+			if err != nil {
+				t.Fatalf("%s: %v", m.ID, err)
 			}
-		}
-		if got := strings.Contains(string(sheet), "take(n >= 0)"); got != fragments {
-			t.Errorf("Fragments %v: the worksheet shows the fragment: %v", fragments, got)
-		}
-		if strings.Contains(string(sheet), "TestTake_One") {
-			t.Errorf("the worksheet names the suite's test:\n%s", sheet)
+			for _, line := range written(a) {
+				if slices.ContainsFunc(hand, func(h string) bool { return strings.Contains(h, line) }) {
+					t.Errorf("the hand-out holds %q, which mutant %s (%s) writes", line, m.ID, filepath.Base(file))
+				}
+			}
+			checked++
 		}
 	}
+	if checked < 8+7 {
+		t.Errorf("checked %d mutants, want the 8 chaffs and 7 wheats at least", checked)
+	}
+}
+
+// written returns what a writes into its file that the file does not
+// hold already: the lines of the rewritten file, trimmed, and those of
+// its replacement.
+func written(a *mutation.Applied) []string {
+	had := map[string]bool{}
+	for line := range strings.Lines(string(a.Original)) {
+		had[strings.TrimSpace(line)] = true
+	}
+	var lines []string
+	for line := range strings.Lines(string(a.Mutated) + "\n" + a.Mutant.Replace) {
+		if l := strings.TrimSpace(line); len(l) > 3 && !had[l] && !strings.Contains(string(a.Original), l) {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }

@@ -8,6 +8,7 @@
 package testgrade
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -50,13 +51,38 @@ func (inv Invalid) reason() string {
 }
 
 // Chaff is a mutant of the catalog, and the valid tests that caught it.
+// Its id and title say what the fault is, which the instructor's outputs
+// show; a learner's (Gradescope, Classroom) name its step and the
+// contract it breaks, never its code.
 type Chaff struct {
 	ID       string   `json:"id"`
 	Step     int      `json:"step,omitempty"`
 	Title    string   `json:"title"`
+	Contract string   `json:"contract,omitempty"`
 	Points   int      `json:"points"`
 	Status   string   `json:"status"`
 	CaughtBy []string `json:"caught_by"`
+}
+
+// learnerName names the i-th chaff of n to a learner: by its place and
+// step.
+func (c Chaff) learnerName(i, n int) string {
+	if c.Step > 0 {
+		return fmt.Sprintf("chaff %d of %d (step %d)", i+1, n, c.Step)
+	}
+	return fmt.Sprintf("chaff %d of %d", i+1, n)
+}
+
+// learnerOutput says to a learner what became of the chaff: the tests
+// that caught it, or the contract that no valid test pins.
+func (c Chaff) learnerOutput() string {
+	if c.Caught() {
+		return "caught by " + strings.Join(c.CaughtBy, ", ")
+	}
+	if c.Contract == "" {
+		return "no valid test fails under this chaff"
+	}
+	return "no valid test fails under this chaff. The contract it breaks: " + c.Contract
 }
 
 // Caught reports whether a valid test caught the chaff.
@@ -66,15 +92,22 @@ func (c Chaff) Caught() bool { return len(c.CaughtBy) > 0 }
 type Grade struct {
 	File string `json:"file"`
 	// Problem says why the file could not be graded (it does not
-	// compile, declares another package, holds no test): it earns
-	// nothing, and its chaffs are all missed.
-	Problem string    `json:"problem,omitempty"`
-	Tests   []string  `json:"tests"` // the file's top-level tests
-	Invalid []Invalid `json:"invalid"`
-	Chaffs  []Chaff   `json:"chaffs"`
-	Caught  int       `json:"caught"`
-	Points  int       `json:"points"`
-	Max     int       `json:"max_points"`
+	// compile, breaks the rules of learners' files, holds no test, its
+	// binary ends before any test): it earns nothing, and its chaffs are
+	// all missed.
+	Problem string `json:"problem,omitempty"`
+	// Withheld says that the chaffs and wheats are with the grader (a
+	// hand-out's check): the file ran on the package alone.
+	Withheld bool      `json:"withheld,omitempty"`
+	Tests    []string  `json:"tests"` // the file's top-level tests
+	Invalid  []Invalid `json:"invalid"`
+	Chaffs   []Chaff   `json:"chaffs"`
+	Caught   int       `json:"caught"`
+	Points   int       `json:"points"`
+	Max      int       `json:"max_points"`
+	// Err is what Problem says, as the error it came from: a list of
+	// problems at their file:line:col, for stderr.
+	Err error `json:"-"`
 }
 
 // Exact reports whether every test is valid and every chaff caught.
@@ -114,11 +147,18 @@ func New(file string, tests []string, onReference []Invalid, rep *report.Report,
 		}
 	}
 	for _, m := range rep.Mutants {
-		if wheats[m.ID] {
-			for _, name := range m.FailedTests {
-				top, _, _ := strings.Cut(name, "/")
-				add(Invalid{Test: top, On: m.ID, Title: m.Title, Message: messageOf(m, name)})
-			}
+		if !wheats[m.ID] {
+			continue
+		}
+		culprits := culprits(m)
+		for _, name := range culprits {
+			top, _, _ := strings.Cut(name, "/")
+			add(Invalid{Test: top, On: m.ID, Title: m.Title, Message: cmp.Or(messageOf(m, name), m.Reason)})
+		}
+		if len(culprits) == 0 && m.Status.Detected() && g.Problem == "" {
+			// Under a correct alternative the binary ended, and no test
+			// of the file was running: the file as a whole.
+			g.Problem = fmt.Sprintf("%s: under wheat %s, a correct alternative (%s), no test of the file was running when its run ended: %s", file, m.ID, m.Title, cmp.Or(m.Reason, string(m.Status)))
 		}
 	}
 	for _, m := range rep.Mutants {
@@ -134,9 +174,9 @@ func New(file string, tests []string, onReference []Invalid, rep *report.Report,
 		if wheats[m.ID] {
 			continue
 		}
-		c := Chaff{ID: m.ID, Step: m.Step, Title: m.Title, Points: max(m.Points, 1), Status: string(m.Status), CaughtBy: []string{}}
+		c := Chaff{ID: m.ID, Step: m.Step, Title: m.Title, Contract: m.Contract, Points: max(m.Points, 1), Status: string(m.Status), CaughtBy: []string{}}
 		if m.Status.Detected() {
-			for _, name := range m.FailedTests {
+			for _, name := range culprits(m) {
 				top, _, _ := strings.Cut(name, "/")
 				if !invalid[top] && !slices.Contains(c.CaughtBy, top) {
 					c.CaughtBy = append(c.CaughtBy, top)
@@ -144,13 +184,22 @@ func New(file string, tests []string, onReference []Invalid, rep *report.Report,
 			}
 		}
 		g.Max += c.Points
-		if c.Caught() {
+		if c.Caught() && g.Problem == "" {
 			g.Caught++
 			g.Points += c.Points
 		}
 		g.Chaffs = append(g.Chaffs, c)
 	}
 	return g
+}
+
+// culprits returns the tests that failed under m, or else, when its run
+// ended (a crash, a limit), those that were running then.
+func culprits(m report.Mutant) []string {
+	if len(m.FailedTests) > 0 {
+		return m.FailedTests
+	}
+	return m.Running
 }
 
 // messageOf returns the failure message of test name under m.
@@ -165,8 +214,14 @@ func messageOf(m report.Mutant, name string) string {
 
 // Summary is the grade's first line.
 func (g *Grade) Summary() string {
-	if g.Problem != "" {
+	switch {
+	case g.Problem != "" && g.Withheld:
+		return fmt.Sprintf("%s: cannot be graded: %s", g.File, firstLine(g.Problem))
+	case g.Problem != "":
 		return fmt.Sprintf("%s: earns nothing, 0 of %d points: %s", g.File, g.Max, firstLine(g.Problem))
+	case g.Withheld:
+		return fmt.Sprintf("%s: %d of %d tests invalid on the package; the chaffs and wheats are with your instructor, who grades the file",
+			g.File, len(g.Invalid), len(g.Tests))
 	}
 	return fmt.Sprintf("%s: %d of %d chaffs caught, %d of %d points; %d of %d tests invalid",
 		g.File, g.Caught, len(g.Chaffs), g.Points, g.Max, len(g.Invalid), len(g.Tests))
@@ -226,14 +281,14 @@ func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 		res.Tests = append(res.Tests, gradescope.Test{Name: "invalid test " + inv.Test, Status: "failed",
 			Output: strings.TrimSpace(inv.reason() + "\n" + inv.Message), Visibility: visibility})
 	}
-	for _, c := range g.Chaffs {
-		t := gradescope.Test{Name: c.ID + ": " + c.Title, MaxScore: float64(c.Points), Status: "failed",
-			Output: "no valid test fails under this chaff", Visibility: visibility}
+	for i, c := range g.Chaffs {
+		t := gradescope.Test{Name: c.learnerName(i, len(g.Chaffs)), MaxScore: float64(c.Points), Status: "failed",
+			Output: c.learnerOutput(), Visibility: visibility}
 		if c.Step > 0 {
 			t.Number = fmt.Sprint(c.Step)
 		}
 		if c.Caught() {
-			t.Score, t.Status, t.Output = float64(c.Points), "passed", "caught by "+strings.Join(c.CaughtBy, ", ")
+			t.Score, t.Status = float64(c.Points), "passed"
 		}
 		res.Tests = append(res.Tests, t)
 	}
@@ -264,11 +319,11 @@ func (g *Grade) WriteClassroom(w io.Writer) error {
 		res.Tests = append(res.Tests, classroom.Test{Name: "invalid test " + inv.Test, Status: "fail",
 			Message: strings.TrimSpace(inv.reason() + "\n" + inv.Message), TestCode: "go test -run '^" + inv.Test + "$'", Filename: g.File})
 	}
-	for _, c := range g.Chaffs {
-		t := classroom.Test{Name: c.ID + ": " + c.Title, Status: "fail", Message: "no valid test fails under this chaff",
-			TestCode: "go tool mutate show " + c.ID, Filename: g.File}
+	for i, c := range g.Chaffs {
+		t := classroom.Test{Name: c.learnerName(i, len(g.Chaffs)), Status: "fail", Message: c.learnerOutput(),
+			TestCode: "go tool mutate check " + g.File, Filename: g.File}
 		if c.Caught() {
-			t.Score, t.Status, t.Message = float64(c.Points), "pass", "caught by "+strings.Join(c.CaughtBy, ", ")
+			t.Score, t.Status = float64(c.Points), "pass"
 		}
 		res.Tests = append(res.Tests, t)
 	}

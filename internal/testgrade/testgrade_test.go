@@ -214,3 +214,26 @@ func TestWriteHTML_TheClassPage(t *testing.T) {
 		}
 	}
 }
+
+// A wheat whose run ended (a crash, a limit) makes the tests that were
+// running invalid, or, when none was, the file as a whole; a chaff whose
+// run ended is caught by the valid tests that were running.
+func TestNew_RunsThatEnded(t *testing.T) {
+	wheats := map[string]bool{"open": true}
+	rep := &report.Report{Mutants: []report.Mutant{
+		{ID: "spin", Title: "spins", Status: report.Timeout, Running: []string{"TestSpin"}},
+		{ID: "open", Title: "what is left open", Status: report.Crashed, Running: []string{"TestOpen"}, Reason: "the test binary was killed by signal SIGSEGV between tests"},
+	}}
+	g := New("a_test.go", []string{"TestSpin", "TestOpen"}, nil, rep, wheats)
+	if len(g.Invalid) != 1 || g.Invalid[0].Test != "TestOpen" || g.Invalid[0].On != "open" || g.Invalid[0].Message != "the test binary was killed by signal SIGSEGV between tests" {
+		t.Errorf("invalid = %+v, want TestOpen on open, with how its run ended", g.Invalid)
+	}
+	if !slices.Equal(g.Chaffs[0].CaughtBy, []string{"TestSpin"}) || g.Points != 1 {
+		t.Errorf("chaff spin = %+v, %d points; want caught by TestSpin, 1 point", g.Chaffs[0], g.Points)
+	}
+	rep.Mutants[1].Running = nil
+	g = New("a_test.go", []string{"TestSpin", "TestOpen"}, nil, rep, wheats)
+	if want := "a_test.go: under wheat open, a correct alternative (what is left open), no test of the file was running when its run ended: the test binary was killed by signal SIGSEGV between tests"; g.Problem != want || g.Points != 0 {
+		t.Errorf("Problem = %q, %d points; want %q, 0", g.Problem, g.Points, want)
+	}
+}

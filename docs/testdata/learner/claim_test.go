@@ -1,7 +1,7 @@
 package lease_test
 
 import (
-	"path/filepath"
+	"path"
 	"testing"
 
 	"github.com/fencelab/fencelab/lease"
@@ -9,7 +9,7 @@ import (
 
 func open(t *testing.T) *lease.Store {
 	t.Helper()
-	s, err := lease.Open(filepath.Join(t.TempDir(), "jobs.db"))
+	s, err := lease.Open(path.Join(t.TempDir(), "jobs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,90 @@
+package testgrade
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/modcopy"
+)
+
+// copyModule copies to dst, a new directory, what a run of learners'
+// tests of the package t needs from its module, and nothing else of the
+// grader's checkout: go.mod and go.sum (and vendor, if the module has
+// one); the package without its tests, with its testdata but the corpora
+// of its own fuzz tests; and, likewise, every package of the module that
+// the package imports.
+func copyModule(t *exercise.Target, dst string) error {
+	for _, name := range []string{"go.mod", "go.sum"} {
+		if err := modcopy.File(filepath.Join(t.ModuleDir, name), filepath.Join(dst, name)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	if vendor := filepath.Join(t.ModuleDir, "vendor"); isDir(vendor) {
+		if err := modcopy.Copy(vendor, filepath.Join(dst, "vendor")); err != nil {
+			return err
+		}
+	}
+	dirs := []string{t.Dir}
+	for _, path := range t.Uses {
+		rel, ok := strings.CutPrefix(path, t.Module+"/")
+		if !ok || path == t.ImportPath {
+			continue
+		}
+		dir := filepath.Join(t.ModuleDir, filepath.FromSlash(rel))
+		if isDir(dir) && !isFile(filepath.Join(dir, "go.mod")) {
+			dirs = append(dirs, dir)
+		}
+	}
+	for _, dir := range dirs {
+		rel, err := filepath.Rel(t.ModuleDir, dir)
+		if err != nil {
+			return err
+		}
+		if err := copyPackage(dir, filepath.Join(dst, rel)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyPackage copies the package directory src into dst: its files but
+// its tests, and its testdata but the corpora of its fuzz tests
+// (testdata/fuzz), which belong to its own tests. Subdirectories are other
+// packages, and are left out.
+func copyPackage(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		switch {
+		case d.IsDir() && rel == ".":
+		case d.IsDir() && (parts[0] != "testdata" || len(parts) == 2 && parts[1] == "fuzz"):
+			return filepath.SkipDir
+		case !d.IsDir() && len(parts) == 1 && strings.HasSuffix(d.Name(), "_test.go"):
+			return nil
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		return modcopy.File(path, target)
+	})
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}

@@ -1,0 +1,473 @@
+package testgrade
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// Config is what grading learners' test files needs.
+type Config struct {
+	// Set are the chaffs (the catalog's mutants) and the wheats of the
+	// exercise, read from the grader's checkout; a withheld set (a
+	// hand-out's) has neither, and its files are run on the package alone.
+	Set *exercise.Set
+	// Wheats are the ids of the set's wheats.
+	Wheats map[string]bool
+	// Options say how the runs go. GradeFiles makes them blind (see
+	// harness.Options.Blind), hides the grader's checkout, leaves the
+	// cache out, and bounds the runs of a file on the package by
+	// BaselineLimit unless they say otherwise.
+	Options harness.Options
+	Engine  Engine
+	Go      string // the go command; "go" if empty
+}
+
+// Engine selects and runs: exercise.Select, harness.Run and
+// harness.TestNames, and an importer of the packages a learner's file
+// imports; or a test's fakes.
+type Engine struct {
+	Select   func(context.Context, exercise.Selection) (*exercise.Plan, error)
+	Run      func(context.Context, *exercise.Plan, harness.Options) (*report.Report, error)
+	Baseline func(context.Context, *exercise.Plan, harness.Options) ([]string, error)
+	// Importer returns an importer of the packages at paths (and of
+	// what they import), as go builds them in the module at dir.
+	Importer func(ctx context.Context, dir string, paths []string) (types.Importer, error)
+}
+
+// BaselineLimit bounds each run of a learner's file on the package (and
+// after the mutants), unless Options.Timeout says otherwise: a file's
+// tests take seconds, and one that hangs costs the grader this at most.
+const BaselineLimit = time.Minute
+
+// MaxFileSize bounds a learner's test file.
+const MaxFileSize = 1 << 20
+
+// maxRounds bounds the runs of one file on the package: each run after
+// the first leaves out the tests that failed in the one before. A file
+// whose tests still fail then (each crashes or hangs the binary, one
+// after another) is graded as a whole.
+const maxRounds = 5
+
+// learnerName is the name of a learner's file in the copy of the module:
+// always the same, whatever the file's own name says (a _windows suffix,
+// a leading dot) about when go builds it.
+const learnerName = "learner_test.go"
+
+// GradeFiles grades each learner's test file of files on its own, one
+// after the other, in a copy of the module that holds the package and
+// what it imports of its module, nothing else of the grader's. A file is
+// checked first (see Rules), then run on the package: a test that fails
+// there, however it fails (it panics, hangs, ends the binary), is
+// invalid, and the file runs again without it; then against every wheat
+// and chaff. A file that cannot be graded (unreadable, not Go, against
+// the rules, not compiling, with no test, or whose binary ends before any
+// test) earns nothing: its grade says why (Problem), and holds the error
+// (Err). GradeFiles's own error is the grader's: a catalog that does not
+// apply, an interrupt, a harness that cannot run; no grade is given then.
+func GradeFiles(ctx context.Context, cfg Config, files []string) ([]*Grade, error) {
+	g, err := newGrader(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(g.tmp)
+	var grades []*Grade
+	for _, file := range files {
+		gr, err := g.grade(ctx, file)
+		if err != nil {
+			return nil, err
+		}
+		grades = append(grades, gr)
+	}
+	return grades, nil
+}
+
+// grader grades the files of a class: one copy of the module, one plan.
+type grader struct {
+	cfg   Config
+	opt   harness.Options
+	tmp   string // the copy of the module
+	plan  *exercise.Plan
+	unit  *exercise.Unit
+	rules Rules
+	imp   types.Importer // of the paths imported so far; nil before the first
+	paths []string
+}
+
+func newGrader(ctx context.Context, cfg Config) (*grader, error) {
+	if len(cfg.Set.Files) == 0 {
+		return nil, errors.New("no mutants file: the chaffs and wheats come from the catalog")
+	}
+	pr := cfg.Options.Progress
+	var paths []string
+	for _, f := range cfg.Set.Files {
+		abs, err := filepath.Abs(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, abs)
+	}
+	// The package, as go names it in the grader's checkout.
+	first, err := cfg.Engine.Select(ctx, exercise.Selection{Dir: cfg.Set.Root, Files: paths, Withheld: cfg.Set.Withheld, Go: cfg.Go, Progress: pr})
+	if err != nil {
+		return nil, err
+	}
+	if first.Multi || len(first.Units) != 1 {
+		return nil, errors.New("check FILE_test.go grades tests of one package: the catalog names a pattern")
+	}
+	tmp, err := os.MkdirTemp("", "mutate-tests-")
+	if err != nil {
+		return nil, err
+	}
+	g := &grader{cfg: cfg, tmp: tmp}
+	if err := copyModule(first.Units[0].Target, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	// The same mutants, applied in the copy.
+	g.plan, err = cfg.Engine.Select(ctx, exercise.Selection{Dir: tmp, Files: paths, Withheld: cfg.Set.Withheld, Go: cfg.Go, Progress: pr})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	g.unit = g.plan.Units[0]
+	t := g.unit.Target
+	g.rules = Rules{Package: g.unit.Source.Name, ImportPath: t.ImportPath, Clause: cfg.Set.Tests.Package, Imports: cfg.Set.Tests.Imports}
+	g.opt = cfg.Options
+	g.opt.Blind, g.opt.NoCache = true, true // a copy's results are no tree's
+	g.opt.Hide = append(g.opt.Hide, cfg.Set.Root)
+	if g.opt.BaselineLimit == 0 {
+		g.opt.BaselineLimit = BaselineLimit
+	}
+	return g, nil
+}
+
+// pkgDir is the package's directory in the copy.
+func (g *grader) pkgDir() string { return g.unit.Target.Dir }
+
+// grade grades one learner's file.
+func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
+	g.opt.Progress.Phase("grading %s", file)
+	src, err := readFile(file)
+	if err != nil {
+		return g.ungraded(file, err), nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.ParseComments|parser.AllErrors|parser.SkipObjectResolution)
+	if err != nil {
+		return g.ungraded(file, syntaxErrors(err)), nil
+	}
+	problems := g.rules.Check(fset, f, func(f *ast.File) yamlfile.Errors { return g.typeCheck(ctx, fset, f) })
+	if ctx.Err() != nil {
+		return nil, harness.ErrInterrupted
+	}
+	if len(problems) > 0 {
+		return g.ungraded(file, problems), nil
+	}
+	var tests []string
+	for _, t := range gotest.TestFuncsOf(fset, f) {
+		tests = append(tests, t.Name)
+	}
+	if len(tests) == 0 {
+		return g.ungraded(file, fmt.Errorf("%s: no test: a test is a func TestXxx(t *testing.T), a fuzz test a func FuzzXxx(f *testing.F), an example a func ExampleXxx() with an // Output: comment", file)), nil
+	}
+	dst := filepath.Join(g.pkgDir(), learnerName)
+	defer os.Remove(dst)
+	var onRef []Invalid
+	for round := 1; ; round++ {
+		if err := os.WriteFile(dst, src, 0o644); err != nil {
+			return nil, err
+		}
+		rep, err := g.run(ctx)
+		if err == nil {
+			g.rename(rep, file)
+			gr := New(file, tests, onRef, rep, g.cfg.Wheats)
+			gr.Withheld = g.cfg.Set.Withheld
+			return gr, nil
+		}
+		found, whole, err := g.blame(err, file, tests, onRef)
+		switch {
+		case err != nil:
+			return nil, err
+		case whole != nil:
+			return g.ungraded(file, whole), nil
+		case round == maxRounds:
+			return g.ungraded(file, fmt.Errorf("%s: its tests failed on the package in %d runs, one after another (%s): a file whose tests crash or hang the test binary one by one is graded as a whole",
+				file, round, strings.Join(names(append(onRef, found...)), ", "))), nil
+		}
+		onRef = append(onRef, found...)
+		var left bool
+		if src, left = disable(fset, f, src, onRef); !left {
+			// No test is left to run: every chaff is missed.
+			gr := New(file, tests, onRef, g.plan.Pending(), g.cfg.Wheats)
+			gr.Withheld = g.cfg.Set.Withheld
+			return gr, nil
+		}
+	}
+}
+
+// run runs the plan with the learner's file in the copy: the chaffs and
+// wheats, or the package alone when they are withheld.
+func (g *grader) run(ctx context.Context) (*report.Report, error) {
+	if len(g.unit.Applied) == 0 {
+		_, err := g.cfg.Engine.Baseline(ctx, g.plan, g.opt)
+		return &report.Report{Mutants: []report.Mutant{}}, err
+	}
+	return g.cfg.Engine.Run(ctx, g.plan, g.opt)
+}
+
+// blame returns what err, the error of a run of the learner's file, says
+// of its tests: those that failed on the package (not yet in onRef), or
+// why the file as a whole cannot be graded; or err itself, when it is not
+// the file's doing.
+func (g *grader) blame(err error, file string, tests []string, onRef []Invalid) (found []Invalid, whole, fatal error) {
+	var (
+		be *harness.BaselineError
+		ae *harness.ReferenceAfterError
+	)
+	var failed []string
+	var messages map[string]string
+	sometimes := false
+	switch {
+	case errors.Is(err, harness.ErrInterrupted) || errors.Is(err, context.Canceled):
+		return nil, nil, err
+	case errors.As(err, &be) && be.BuildOutput != "":
+		return nil, fmt.Errorf("%s does not compile:\n%s", file, strings.TrimRight(g.learnerPaths(be.BuildOutput, file), "\n")), nil
+	case errors.As(err, &be) && be.NoTests:
+		return nil, fmt.Errorf("%s: no test of the file ran", file), nil
+	case errors.As(err, &be):
+		failed, messages, sometimes = be.Failed, be.Messages, be.Flaky
+		switch {
+		case be.TimedOut || be.OverMemory > 0:
+			messages = map[string]string{}
+			for _, name := range failed {
+				messages[name] = strings.TrimSpace(text.FirstLine(be.Error()))
+			}
+		case len(failed) == 0 && len(be.Unfinished) > 0:
+			// The binary ended while they ran: a panic in a goroutine, an
+			// exit.
+			failed = be.Unfinished
+			for _, name := range failed {
+				messages[name] = cmp.Or(messages[name], "the test binary "+be.Ended+" while it ran")
+			}
+		case len(failed) == 0:
+			return nil, fmt.Errorf("%s: the test binary %s before any of its tests finished%s", file, cmp.Or(be.Ended, "ended"), said(g.learnerPaths(be.Output, file))), nil
+		}
+	case errors.As(err, &ae):
+		// It passed twice on the package, and failed on it after the
+		// chaffs and wheats: it depends on an order or a timing.
+		failed, messages, sometimes = slices.Concat(ae.Failed, ae.Unfinished), ae.Messages, true
+		if len(failed) == 0 {
+			return nil, fmt.Errorf("%s: the test binary, run on the package after the chaffs and wheats, %s before any of its tests finished", file, ae.Ended), nil
+		}
+	default:
+		return nil, nil, err
+	}
+	for _, name := range failed {
+		top, _, _ := strings.Cut(name, "/")
+		if !slices.Contains(tests, top) || slices.ContainsFunc(onRef, func(i Invalid) bool { return i.Test == top }) ||
+			slices.ContainsFunc(found, func(i Invalid) bool { return i.Test == top }) {
+			continue
+		}
+		found = append(found, Invalid{Test: top, On: Reference, Sometimes: sometimes, Message: g.learnerPaths(strings.TrimSpace(messages[name]), file)})
+	}
+	if len(found) == 0 {
+		// Nothing new to leave out: another run would learn nothing.
+		return nil, fmt.Errorf("%s: its test binary failed on the package, and no test of the file that is still run was to blame (%s)", file, text.FirstLine(err.Error())), nil
+	}
+	return found, nil, nil
+}
+
+// said quotes the first lines of what a test binary printed, if anything.
+func said(out string) string {
+	out = strings.TrimSpace(out)
+	if out == "" {
+		return ""
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) > 10 {
+		lines = append(lines[:10], "…")
+	}
+	return "; it said:\n" + text.Indent(strings.Join(lines, "\n"), "  ")
+}
+
+// learnerPaths names the learner's file in s as the learner does: the
+// copy's name of it, and the copy's directory, are the grader's.
+func (g *grader) learnerPaths(s, file string) string {
+	dst := filepath.Join(g.pkgDir(), learnerName)
+	rel, _ := filepath.Rel(g.tmp, dst)
+	return strings.NewReplacer(dst, file, "./"+filepath.ToSlash(rel), file, filepath.ToSlash(rel), file, learnerName, filepath.Base(file), g.tmp, "$MODULE").Replace(s)
+}
+
+// rename names the learner's file in the messages of rep as the learner
+// does (see learnerPaths).
+func (g *grader) rename(rep *report.Report, file string) {
+	for i := range rep.Mutants {
+		m := &rep.Mutants[i]
+		for j := range m.Failures {
+			m.Failures[j].Message = g.learnerPaths(m.Failures[j].Message, file)
+		}
+		m.Output, m.Reason = g.learnerPaths(m.Output, file), g.learnerPaths(m.Reason, file)
+	}
+}
+
+// ungraded is the grade of a file that cannot be graded, for err.
+func (g *grader) ungraded(file string, err error) *Grade {
+	gr := Ungraded(file, err.Error(), g.plan.Pending(), g.cfg.Wheats)
+	gr.Err, gr.Withheld = err, g.cfg.Set.Withheld
+	return gr
+}
+
+// typeCheck type-checks the learner's file f, alone (the external test
+// package) or with the package's own files (the package itself).
+func (g *grader) typeCheck(ctx context.Context, fset *token.FileSet, f *ast.File) yamlfile.Errors {
+	files := []*ast.File{f}
+	path := g.rules.ImportPath + "_test"
+	if f.Name.Name == g.rules.Package {
+		own, err := g.ownFiles(fset)
+		if err != nil {
+			return yamlfile.Errors{err}
+		}
+		files, path = append(own, f), g.rules.ImportPath
+	}
+	imp, err := g.importer(ctx, files)
+	if err != nil {
+		return yamlfile.Errors{fmt.Errorf("the imports of %s could not be read to type-check it: %w", fset.Position(f.Pos()).Filename, err)}
+	}
+	return typeErrors(fset, path, files, imp)
+}
+
+// ownFiles parses the package's own files (in the copy), as go builds
+// them.
+func (g *grader) ownFiles(fset *token.FileSet) ([]*ast.File, error) {
+	bp, err := build.ImportDir(g.pkgDir(), 0)
+	if err != nil {
+		return nil, err
+	}
+	var files []*ast.File
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(g.pkgDir(), name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// importer returns an importer of every package that files import, and
+// of the exercise's; a new one only when they import one that no file
+// before them did.
+func (g *grader) importer(ctx context.Context, files []*ast.File) (types.Importer, error) {
+	need := []string{g.rules.ImportPath}
+	for _, f := range files {
+		for _, imp := range f.Imports {
+			if path, err := strconv.Unquote(imp.Path.Value); err == nil && path != "C" {
+				need = append(need, path)
+			}
+		}
+	}
+	if g.imp != nil && !slices.ContainsFunc(need, func(p string) bool { return !slices.Contains(g.paths, p) }) {
+		return g.imp, nil
+	}
+	paths := slices.Compact(slices.Sorted(slices.Values(slices.Concat(g.paths, need))))
+	imp, err := g.cfg.Engine.Importer(ctx, g.tmp, paths)
+	if err != nil {
+		return nil, err
+	}
+	g.imp, g.paths = imp, paths
+	return imp, nil
+}
+
+// readFile reads a learner's file: a regular file of at most MaxFileSize
+// bytes. It never blocks (a FIFO is refused at once) and never reads more
+// than one byte past the limit.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s is more than %s: a test file is a few kilobytes", path, text.Bytes(MaxFileSize))
+	}
+	return data, nil
+}
+
+// syntaxErrors returns the parser's errors as problems at file:line:col.
+func syntaxErrors(err error) error {
+	var list scanner.ErrorList
+	if !errors.As(err, &list) {
+		return err
+	}
+	var errs yamlfile.Errors
+	for _, e := range list {
+		errs = append(errs, &yamlfile.Error{Pos: yamlfile.Pos{File: e.Pos.Filename, Line: e.Pos.Line, Col: e.Pos.Column}, Msg: e.Msg})
+	}
+	return errs
+}
+
+// disable returns src, the source of f, with the tests of invalid made
+// functions that go test does not run (TestX becomes _estX, ExampleX
+// _xampleX, FuzzX _uzzX: the same length, so that every message keeps
+// its line and column), and reports whether any test is left.
+func disable(fset *token.FileSet, f *ast.File, src []byte, invalid []Invalid) ([]byte, bool) {
+	out := slices.Clone(src)
+	off := map[string]int{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+			off[fd.Name.Name] = fset.Position(fd.Name.Pos()).Offset
+		}
+	}
+	left := false
+	for _, t := range gotest.TestFuncsOf(fset, f) {
+		if slices.ContainsFunc(invalid, func(i Invalid) bool { return i.Test == t.Name }) {
+			out[off[t.Name]] = '_'
+		} else {
+			left = true
+		}
+	}
+	return out, left
+}
+
+// names returns the tests of invalid.
+func names(invalid []Invalid) []string {
+	var ns []string
+	for _, inv := range invalid {
+		ns = append(ns, inv.Test)
+	}
+	return ns
+}

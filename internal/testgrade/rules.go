@@ -1,0 +1,188 @@
+package testgrade
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/yamlfile"
+)
+
+// Rules say what a learner's test file may be, checked before anything of
+// it runs. A file that breaks one is invalid: it earns nothing, and each
+// problem is named at its file:line:col.
+//
+// The rules are the first of two walls between a learner's tests and the
+// identity of the mutant they run against (the other: no run names its
+// mutant, see harness.Options.Blind). Go code reads its environment, its
+// files, its own binary or its memory only through os, syscall, unsafe or
+// packages built on them; a file that imports none of them, links to no
+// symbol and calls into no C can observe the package under test through
+// its API, and time (see docs/internals.md, "A learner's tests").
+type Rules struct {
+	Package    string // the exercise's package name: lease
+	ImportPath string // and import path
+	// Clause is the package a learner's file may be in.
+	Clause exercise.TestPackage
+	// Imports are the packages it may import beyond Standard and the
+	// exercise's own: the catalog's tests.imports.
+	Imports []string
+}
+
+// Standard are the standard packages a learner's test file may import,
+// each for what a contract test needs. None of them reads the file
+// system, the process's environment or arguments, or memory it was not
+// handed: what each reaches beyond its arguments is said beside it.
+var Standard = []string{
+	"testing",                  // the test's own name, flags that every run shares, a TempDir in the run's TMPDIR
+	"testing/quick",            // random values
+	"testing/synctest",         // a bubble of fake time
+	"context", "errors", "fmt", // fmt: Print writes stdout; Scan reads stdin, which is empty in every run
+	"strings", "strconv", "bytes", "unicode", "unicode/utf8", "unicode/utf16",
+	"bufio", "io", // readers and writers of values the test holds
+	"sort", "slices", "maps", "iter", "cmp",
+	"sync", "sync/atomic",
+	"time", // the clock, timers, and the zone database for time.Local
+	"math", "math/bits", "math/big", "math/cmplx", "math/rand", "math/rand/v2",
+	"path", // pure: Join, Base, Clean; no file system
+	"regexp",
+	"container/heap", "container/list", "container/ring",
+	"encoding/json", "encoding/hex", "encoding/base64", "encoding/binary",
+	"hash/fnv", "hash/crc32",
+}
+
+// refused says why the packages that reach what a test must not are not
+// among Standard, by path or by a path's prefix (ending in "/").
+var refused = []struct{ path, why string }{
+	{"C", "cgo runs C code, which reads any memory"},
+	{"unsafe", "it reads and writes any memory: the binary's strings, the process's environment"},
+	{"os", "it reads the environment, files and the test binary itself"},
+	{"os/", "it reaches the process, its signals, programs or the system's users"},
+	{"io/ioutil", "it reads and lists files"},
+	{"path/filepath", "its Glob, Walk and EvalSymlinks list directories and read links (path joins paths without touching the file system)"},
+	{"syscall", "it makes any system call"},
+	{"golang.org/x/sys/", "it makes any system call"},
+	{"runtime", "it reads the process's state: its callers' files, its memory"},
+	{"runtime/", "it reads the process's state: the binary's build settings, its memory, its profiles"},
+	{"debug/", "it reads binaries: their symbols, their build settings"},
+	{"plugin", "it loads code"},
+	{"embed", "it embeds files"},
+	{"reflect", "it reads unexported fields, and hands out pointers as unsafe.Pointer without importing unsafe"},
+	{"flag", "it reads the test binary's command line"},
+	{"net", "it reaches the network"},
+	{"net/", "it reaches the network"},
+	{"mime", "it reads the system's MIME files"},
+	{"go/build", "it reads the file system and the environment"},
+	{"text/template", "its ParseFiles and ParseGlob read files"},
+	{"html/template", "its ParseFiles and ParseGlob read files"},
+	{"internal/", "it is the standard library's own"},
+}
+
+// refusedWhy says why path is refused; "" if it is not one of refused.
+func refusedWhy(path string) string {
+	for _, r := range refused {
+		if path == r.path || strings.HasSuffix(r.path, "/") && strings.HasPrefix(path, r.path) {
+			return r.why
+		}
+	}
+	return ""
+}
+
+// directives says why a comment directive has no place in a learner's
+// test file, by its prefix.
+var directives = []struct{ prefix, why string }{
+	{"//go:linkname", "it reaches any symbol of the binary, the process's environment among them"},
+	{"//go:embed", "it embeds files"},
+	{"//go:build", "a learner's file is always compiled"},
+	{"// +build", "a learner's file is always compiled"},
+	{"//line ", "it changes the file and line that messages name"},
+	{"/*line ", "it changes the file and line that messages name"},
+	{"//go:", "a test file needs no compiler directive"},
+	{"//export ", "it is cgo's"},
+}
+
+// allowed reports whether the file may import path.
+func (r Rules) allowed(path string) bool {
+	return path == r.ImportPath || slices.Contains(Standard, path) || slices.Contains(r.Imports, path)
+}
+
+// clauses returns the package names a learner's file may declare.
+func (r Rules) clauses() []string {
+	switch r.Clause {
+	case exercise.Internal:
+		return []string{r.Package}
+	case exercise.Either:
+		return []string{r.Package + "_test", r.Package}
+	}
+	return []string{r.Package + "_test"}
+}
+
+// Check returns every problem of f, the parsed learner's file: its package,
+// its imports, its directives, a TestMain. A file with none is then
+// type-checked by typeCheck, unless it is nil.
+func (r Rules) Check(fset *token.FileSet, f *ast.File, typeCheck func(*ast.File) yamlfile.Errors) yamlfile.Errors {
+	var errs yamlfile.Errors
+	at := func(pos token.Pos, format string, args ...any) {
+		p := fset.Position(pos)
+		errs = append(errs, &yamlfile.Error{Pos: yamlfile.Pos{File: p.Filename, Line: p.Line, Col: p.Column}, Msg: fmt.Sprintf(format, args...)})
+	}
+	if clauses := r.clauses(); !slices.Contains(clauses, f.Name.Name) {
+		at(f.Name.Pos(), "package %s: a learner's test file of package %s declares package %s", f.Name.Name, r.Package, strings.Join(clauses, " or "))
+	}
+	for _, imp := range f.Imports {
+		path, err := strconv.Unquote(imp.Path.Value)
+		if err != nil || r.allowed(path) {
+			continue
+		}
+		if why := refusedWhy(path); why != "" {
+			at(imp.Path.Pos(), "import %q is refused: %s", path, why)
+			continue
+		}
+		at(imp.Path.Pos(), "import %q is not one a learner's test of this exercise may import: those are %s, and the standard packages a contract test needs (the worksheet lists them)", path, r.ImportPath)
+	}
+	for _, group := range f.Comments {
+		for _, c := range group.List {
+			for _, d := range directives {
+				if strings.HasPrefix(c.Text, d.prefix) {
+					at(c.Pos(), "directive %s is refused: %s", strings.Fields(c.Text)[0], d.why)
+					break
+				}
+			}
+		}
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "TestMain" {
+			at(fd.Name.Pos(), "TestMain is refused: it runs around every test of the file, which are graded one by one; set up in each test, with a helper and t.Cleanup")
+		}
+	}
+	if len(errs) == 0 && typeCheck != nil {
+		errs = typeCheck(f)
+	}
+	return errs
+}
+
+// typeErrors type-checks files, the learner's file last, as one package
+// with imp, and returns the errors of the learner's file: what the
+// compiler would say, before anything is built.
+func typeErrors(fset *token.FileSet, path string, files []*ast.File, imp types.Importer) yamlfile.Errors {
+	var errs yamlfile.Errors
+	learner := files[len(files)-1]
+	conf := types.Config{
+		Importer: imp,
+		Error: func(err error) {
+			te, ok := err.(types.Error)
+			if !ok || te.Fset.File(te.Pos) != fset.File(learner.Pos()) {
+				return // another file's: the package's own compile
+			}
+			p := te.Fset.Position(te.Pos)
+			errs = append(errs, &yamlfile.Error{Pos: yamlfile.Pos{File: p.Filename, Line: p.Line, Col: p.Column}, Msg: te.Msg})
+		},
+	}
+	conf.Check(path, fset, files, nil)
+	return errs
+}

@@ -129,8 +129,9 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 		}
 		paths = append(paths, abs)
 	}
-	// The package, as go names it in the grader's checkout.
-	first, err := cfg.Engine.Select(ctx, exercise.Selection{Dir: cfg.Set.Root, Files: paths, Withheld: cfg.Set.Withheld, Go: cfg.Go, Progress: pr})
+	// The package, as go names it in the grader's checkout (the copy's
+	// selection says what it loads).
+	first, err := cfg.Engine.Select(ctx, exercise.Selection{Dir: cfg.Set.Root, Files: paths, Withheld: cfg.Set.Withheld, Go: cfg.Go})
 	if err != nil {
 		return nil, err
 	}

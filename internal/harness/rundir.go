@@ -154,22 +154,8 @@ func (rd *runDir) clean(s string) string {
 // own (testdata among them; a directory with Go files outside testdata,
 // or with a go.mod, is another package).
 func copyPackageDir(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if path != src && (d.Name() == ".git" || d.Name() == "vendor" || isOtherPackage(path)) {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		return modcopy.File(path, target)
+	return modcopy.CopyIf(src, dst, func(rel string, d fs.DirEntry) bool {
+		return !d.IsDir() || d.Name() != ".git" && d.Name() != "vendor" && !isOtherPackage(filepath.Join(src, filepath.FromSlash(rel)))
 	})
 }
 

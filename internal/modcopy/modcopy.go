@@ -16,16 +16,27 @@ import (
 // Copy copies every regular file and directory under src into dst, with
 // its permissions, leaving out .git.
 func Copy(src, dst string) error {
+	return CopyIf(src, dst, func(_ string, d fs.DirEntry) bool { return !d.IsDir() || d.Name() != ".git" })
+}
+
+// CopyIf copies the regular files and directories under src that keep
+// reports true of (by their path relative to src, with forward slashes)
+// into dst, with their permissions; a directory it leaves out is left out
+// whole. src itself is always copied.
+func CopyIf(src, dst string, keep func(rel string, d fs.DirEntry) bool) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
 		rel, err := filepath.Rel(src, path)
 		if err != nil {
 			return err
+		}
+		if rel != "." && !keep(filepath.ToSlash(rel), d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {

@@ -92,3 +92,37 @@ func TestTracked(t *testing.T) {
 		t.Fatalf("copied %q, want %q", got, want)
 	}
 }
+
+// CopyIf leaves out what keep refuses: a file, or a directory whole.
+func TestCopyIf_LeavesOutWhatKeepRefuses(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	for _, name := range []string{"a.go", "a_test.go", "sub/b.go", "testdata/fuzz/F/x", "testdata/in.txt"} {
+		path := filepath.Join(src, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var asked []string
+	err := CopyIf(src, dst, func(rel string, d fs.DirEntry) bool {
+		asked = append(asked, rel)
+		return rel != "a_test.go" && rel != "sub" && rel != "testdata/fuzz"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	filepath.WalkDir(dst, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dst, path)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if want := "a.go,testdata/in.txt"; strings.Join(got, ",") != want {
+		t.Errorf("copied %v, want %s", got, want)
+	}
+	if strings.Contains(strings.Join(asked, ","), "sub/b.go") || strings.Contains(strings.Join(asked, ","), "testdata/fuzz/F") {
+		t.Errorf("asked of %v: nothing below a directory left out", asked)
+	}
+}

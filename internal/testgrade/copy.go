@@ -55,27 +55,12 @@ func copyModule(t *exercise.Target, dst string) error {
 // (testdata/fuzz), which belong to its own tests. Subdirectories are other
 // packages, and are left out.
 func copyPackage(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		switch {
-		case d.IsDir() && rel == ".":
-		case d.IsDir() && (parts[0] != "testdata" || len(parts) == 2 && parts[1] == "fuzz"):
-			return filepath.SkipDir
-		case !d.IsDir() && len(parts) == 1 && strings.HasSuffix(d.Name(), "_test.go"):
-			return nil
-		}
-		target := filepath.Join(dst, rel)
+	return modcopy.CopyIf(src, dst, func(rel string, d fs.DirEntry) bool {
+		parts := strings.Split(rel, "/")
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return parts[0] == "testdata" && !(len(parts) == 2 && parts[1] == "fuzz")
 		}
-		return modcopy.File(path, target)
+		return len(parts) > 1 || !strings.HasSuffix(d.Name(), "_test.go")
 	})
 }
 

@@ -7,6 +7,7 @@ require (
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/chromedp/chromedp v0.23.1
 	github.com/dustin/go-humanize v1.1.0
+	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/go-toolsmith/astcopy v1.1.0
 	github.com/go-toolsmith/astequal v1.2.0
 	github.com/goccy/go-yaml v1.19.2
@@ -30,7 +31,8 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	golang.org/x/exp/typeparams v0.0.0-20230203172020-98cc5a0785f9 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -21,7 +21,8 @@ import (
 
 // Two children whose world a test process cannot make for itself: one
 // whose jobs file is on a read-only mount (root writes any file whatever
-// its mode), one that cannot grow a file (a full disk).
+// its mode; an ordinary user's test makes it read-only by its mode), one
+// that cannot grow a file (a full disk).
 
 // outcome is what a child reports of one call.
 type outcome struct {
@@ -104,6 +105,44 @@ func TestOpen_DoesNotWaitOutAReadOnlyFile(t *testing.T) {
 	s := openAt(t, path)
 	enqueue(t, s, "job")
 	s.Close()
+	var o outcome
+	if os.Geteuid() != 0 {
+		// The file and its directory read-only by their modes.
+		o = readOnlyByMode(t, path)
+	} else {
+		o = readOnlyByMount(t, path)
+	}
+	// SQLITE_READONLY, or SQLITE_CANTOPEN for a WAL file, whose -shm
+	// file it cannot create: never SQLITE_BUSY, and no wait.
+	if o.Waited || o.Code != 8 && o.Code != 14 {
+		t.Fatalf("Open(read-only file) waited %v, error %q (code %d); want SQLITE_READONLY or SQLITE_CANTOPEN at once", o.Waited, o.Err, o.Code)
+	}
+}
+
+// readOnlyByMode makes path and its directory read-only by their modes,
+// until the test ends, and reports how Open of path ends.
+func readOnlyByMode(t *testing.T, path string) outcome {
+	t.Helper()
+	dir := filepath.Dir(path)
+	for _, p := range []string{path, dir} {
+		if err := os.Chmod(p, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	s, waited, err := openStoppingAtAWait(path)
+	if err == nil {
+		s.Close()
+	}
+	o := outcomeOf(0, err)
+	o.Waited = waited
+	return o
+}
+
+// readOnlyByMount opens path in a child whose mount namespace has its
+// directory read-only: root writes any file whatever its mode.
+func readOnlyByMount(t *testing.T, path string) outcome {
+	t.Helper()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"=read-only-opener", pathEnv+"="+path)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -121,11 +160,7 @@ func TestOpen_DoesNotWaitOutAReadOnlyFile(t *testing.T) {
 	if err := json.Unmarshal(data, &o); err != nil {
 		t.Fatalf("the child said %q (%v)", data, err)
 	}
-	// SQLITE_READONLY, or SQLITE_CANTOPEN for a WAL file, whose -shm
-	// file it cannot create: never SQLITE_BUSY, and no wait.
-	if o.Waited || o.Code != 8 && o.Code != 14 {
-		t.Fatalf("Open(read-only file) waited %v, error %q (code %d); want SQLITE_READONLY or SQLITE_CANTOPEN at once", o.Waited, o.Err, o.Code)
-	}
+	return o
 }
 
 // diskFiller claims a job, then claims it again, after that lease has

@@ -147,10 +147,21 @@ func runInit(req request) int {
 	}
 	child := &exec.Cmd{Path: path, Args: args, Dir: req.Dir, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	child.SysProcAttr = programAttr(req.Root)
+	// The program's session keyring is a new, empty one: not the
+	// session's of the user who started the sandbox. (Where the kernel
+	// has no keyrings, there is none to share.)
+	if err := newSessionKeyring(); err != nil && !errors.Is(err, unix.ENOSYS) {
+		return fail(fmt.Errorf("a session keyring of its own: %w", err))
+	}
 	// Nothing the program runs gains a privilege (a set-user-ID file, a
-	// file capability).
+	// file capability), and it makes none of the system calls of
+	// refused: the filter holds for the init, and for every process it
+	// starts from now on.
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("no_new_privs: %w", err))
+	}
+	if err := filterCalls(); err != nil {
+		return fail(err)
 	}
 	if err := child.Start(); err != nil {
 		return fail(err)
@@ -162,6 +173,18 @@ func runInit(req request) int {
 	}
 	fmt.Fprintln(status, st)
 	return 0
+}
+
+// newSessionKeyring makes the process join a new, anonymous session
+// keyring: one that no other process has, by name or otherwise.
+func newSessionKeyring() error {
+	// A NULL name, which unix.KeyctlJoinSessionKeyring cannot pass: a
+	// named keyring is one another process can join too.
+	_, _, errno := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // programAttr returns how the init starts the program: in a user namespace

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -135,6 +136,30 @@ func helper(what string) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 		fmt.Println("alive")
+	case "calls":
+		// Each call of refusedCalls, one line each: its name and how it
+		// ended; then the process's seccomp mode.
+		for _, c := range refusedCalls() {
+			_, _, errno := unix.Syscall6(c.nr, c.args[0], c.args[1], c.args[2], c.args[3], c.args[4], c.args[5])
+			fmt.Printf("%s: %v\n", c.name, errnoText(errno))
+		}
+		for _, c := range allowedCalls() {
+			_, _, errno := unix.Syscall6(c.nr, c.args[0], c.args[1], c.args[2], c.args[3], c.args[4], c.args[5])
+			fmt.Printf("%s: %v\n", c.name, errnoText(errno))
+		}
+		status, _ := os.ReadFile("/proc/self/status")
+		for line := range strings.Lines(string(status)) {
+			if strings.HasPrefix(line, "Seccomp:") {
+				fmt.Print(strings.Join(strings.Fields(line), " ") + "\n")
+			}
+		}
+	case "keys":
+		// Searches the session keyring for the key arg, then adds one
+		// beside it.
+		_, err := unix.KeyctlSearch(unix.KEY_SPEC_SESSION_KEYRING, "user", arg, 0)
+		fmt.Println("search:", errText(err))
+		_, err = unix.AddKey("user", arg+"-left", []byte("left"), unix.KEY_SPEC_SESSION_KEYRING)
+		fmt.Println("add:", errText(err))
 	case "fill":
 		// Writes to each of arg's comma-separated files until its disk is
 		// full, 1 MiB at a time, and prints how many it wrote.
@@ -546,4 +571,123 @@ func TestSandbox_APrivateDirectoryHidesTheHosts(t *testing.T) {
 	if data, err := os.ReadFile(secret); err != nil || string(data) != "a secret of the grader's\n" {
 		t.Errorf("after the runs, %s = %q, %v; want it as it was", secret, data, err)
 	}
+}
+
+// call is a system call with its arguments.
+type call struct {
+	name string
+	nr   uintptr
+	args [6]uintptr
+}
+
+// refusedCalls are a call of each kind that a sandbox refuses, with
+// arguments that would do something (or fail otherwise) without it.
+func refusedCalls() []call {
+	var (
+		params [120]byte                           // struct io_uring_params
+		attr   [128]byte                           // struct perf_event_attr, zero: a hardware counter
+		bpfMap = [20]byte{0: 2, 4: 4, 8: 4, 12: 1} // BPF_MAP_TYPE_ARRAY, 4-byte keys and values, 1 entry
+		cpus   [128]byte                           // a CPU set
+		rlim   [16]byte                            // struct rlimit
+		user   = []byte("user\x00")                // a key type
+		desc   = []byte("sandbox-test\x00")        // a key's description
+		tmp    = []byte("/tmp\x00")                // a mount point
+	)
+	ptr := func(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+	calls := []call{
+		{"keyctl", unix.SYS_KEYCTL, [6]uintptr{unix.KEYCTL_GET_KEYRING_ID, uintptr(^uint32(2)), 0}}, // KEY_SPEC_SESSION_KEYRING (-3)
+		{"add_key", unix.SYS_ADD_KEY, [6]uintptr{ptr(user), ptr(desc), ptr(desc), 4, uintptr(^uint32(2))}},
+		{"request_key", unix.SYS_REQUEST_KEY, [6]uintptr{ptr(user), ptr(desc), 0, uintptr(^uint32(2))}},
+		{"io_uring_setup", unix.SYS_IO_URING_SETUP, [6]uintptr{1, uintptr(unsafe.Pointer(&params))}},
+		{"bpf", unix.SYS_BPF, [6]uintptr{0, ptr(bpfMap[:]), uintptr(len(bpfMap))}}, // BPF_MAP_CREATE
+		{"perf_event_open", unix.SYS_PERF_EVENT_OPEN, [6]uintptr{uintptr(unsafe.Pointer(&attr)), 0, ^uintptr(0), ^uintptr(0), 0}},
+		{"userfaultfd", unix.SYS_USERFAULTFD, [6]uintptr{unix.O_CLOEXEC}},
+		{"unshare", unix.SYS_UNSHARE, [6]uintptr{unix.CLONE_NEWUSER | unix.CLONE_NEWNS}},
+		{"setns", unix.SYS_SETNS, [6]uintptr{^uintptr(0), 0}},
+		{"mount", unix.SYS_MOUNT, [6]uintptr{ptr(tmp), ptr(tmp), ptr(tmp), unix.MS_REMOUNT | unix.MS_BIND}},
+		{"fsopen", unix.SYS_FSOPEN, [6]uintptr{ptr(tmp), 0}},
+		{"init_module", unix.SYS_INIT_MODULE, [6]uintptr{0, 0, ptr(user)}},
+		{"kexec_load", unix.SYS_KEXEC_LOAD, [6]uintptr{0, 0, 0, 0}},
+		{"personality", unix.SYS_PERSONALITY, [6]uintptr{0x0006}}, // PER_BSD
+		{"clock_settime", unix.SYS_CLOCK_SETTIME, [6]uintptr{unix.CLOCK_REALTIME, ptr(rlim[:])}},
+		{"open_by_handle_at", unix.SYS_OPEN_BY_HANDLE_AT, [6]uintptr{^uintptr(0), 0, 0}},
+		{"prlimit64 of the init", unix.SYS_PRLIMIT64, [6]uintptr{1, unix.RLIMIT_NOFILE, 0, ptr(rlim[:])}},
+		{"setpriority of the init", unix.SYS_SETPRIORITY, [6]uintptr{unix.PRIO_PROCESS, 1, 0}},
+		{"sched_setaffinity of the init", unix.SYS_SCHED_SETAFFINITY, [6]uintptr{1, uintptr(len(cpus)), ptr(cpus[:])}},
+	}
+	return calls
+}
+
+// allowedCalls are calls a sandbox lets through: the same kinds, on the
+// caller itself.
+func allowedCalls() []call {
+	var rlim [16]byte
+	return []call{
+		{"prlimit64 of itself", unix.SYS_PRLIMIT64, [6]uintptr{0, unix.RLIMIT_NOFILE, 0, uintptr(unsafe.Pointer(&rlim))}},
+		{"personality query", unix.SYS_PERSONALITY, [6]uintptr{0xffffffff}},
+		{"getpriority of itself", unix.SYS_GETPRIORITY, [6]uintptr{unix.PRIO_PROCESS, 0}},
+	}
+}
+
+// errnoText says how a call ended: "ok", or its error.
+func errnoText(errno syscall.Errno) string {
+	if errno == 0 {
+		return "ok"
+	}
+	return errno.Error()
+}
+
+// The sandbox refuses the calls that container runtimes' default seccomp
+// profile refuses, each with EPERM, and the calls that would reach the
+// init (its limits, priority, CPUs); the program's own stay open.
+func TestSandbox_RefusesTheKernelsRiskyCalls(t *testing.T) {
+	out, st := run(t, Default(t.TempDir()), "calls", "")
+	if st != (Status{}) {
+		t.Fatalf("Status() = %v, want exit 0\n%s", st, out)
+	}
+	got := map[string]string{}
+	for line := range strings.Lines(out) {
+		name, result, _ := strings.Cut(strings.TrimSpace(line), ": ")
+		got[name] = result
+	}
+	if got["Seccomp"] != "2" {
+		t.Errorf("Seccomp: %q, want 2 (a filter)", got["Seccomp"])
+	}
+	for _, c := range refusedCalls() {
+		t.Run(c.name, func(t *testing.T) {
+			if got[c.name] != "operation not permitted" {
+				t.Errorf("%s: %q, want operation not permitted", c.name, got[c.name])
+			}
+		})
+	}
+	for _, c := range allowedCalls() {
+		if got[c.name] != "ok" {
+			t.Errorf("%s: %q, want ok", c.name, got[c.name])
+		}
+	}
+}
+
+// The program's session keyring is not the session's of whoever started
+// the sandbox: a key there is out of its reach, and it can leave none.
+func TestSandbox_TheKeyringIsNotTheHosts(t *testing.T) {
+	desc := fmt.Sprintf("sandbox-test-%d", os.Getpid())
+	id, err := unix.AddKey("user", desc, []byte("a secret of the host's"), unix.KEY_SPEC_SESSION_KEYRING)
+	if err != nil {
+		t.Skipf("no keyring here: %v", err)
+	}
+	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_SESSION_KEYRING, 0, 0)
+	out, _ := run(t, Default(t.TempDir()), "keys", desc)
+	if out != "search: operation not permitted\nadd: operation not permitted" {
+		t.Errorf("the program's keyring: %q, want search and add refused", out)
+	}
+	if _, err := unix.KeyctlSearch(unix.KEY_SPEC_SESSION_KEYRING, "user", desc+"-left", 0); err == nil {
+		t.Error("the program left a key in the host's session keyring")
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
 }

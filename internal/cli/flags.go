@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -187,6 +189,7 @@ type runFlags struct {
 type sandboxFlags struct {
 	memory  memoryFlag
 	network bool
+	binds   files
 	// noSandbox runs the test binaries without namespaces.
 	noSandbox bool
 }
@@ -194,7 +197,31 @@ type sandboxFlags struct {
 func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&sf.memory, "memory", fmt.Sprintf("limit of what one test binary, with what it starts, may hold in memory: a `size` such as 2GiB, or off (default: %d× the baseline's peak, at least %s; Linux only)", harness.MemoryFactor, text.Bytes(harness.MemoryFloor)))
 	fs.BoolVar(&sf.network, "network", false, "let test binaries use the host's network (default: each has a network of its own with only a loopback interface)")
+	fs.Var(&sf.binds, "bind", "let each sandbox hold the host's directory `dir` too, read-only, for a suite that reads it (repeatable; every output says so)")
 	fs.BoolVar(&sf.noSandbox, "no-sandbox", false, "run test binaries without namespaces, as you (reduced isolation, nothing cached; needed where there are none: another system than Linux, a container that forbids them)")
+}
+
+// check checks the directories of -bind, each a directory of the host,
+// and makes their paths absolute; a sandbox it goes in is needed.
+func (sf *sandboxFlags) check() error {
+	if len(sf.binds) > 0 && sf.noSandbox {
+		return errors.New("-bind gives sandboxes a directory of the host, and -no-sandbox runs without: choose one")
+	}
+	for i, dir := range sf.binds {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return fmt.Errorf("-bind %s: %w", dir, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("-bind %s: %w", dir, err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("-bind %s: not a directory", dir)
+		}
+		sf.binds[i] = abs
+	}
+	return nil
 }
 
 // memoryFlag is a size in bytes, such as 2GiB or 512MB; off is -1, and
@@ -242,6 +269,9 @@ func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
 }
 
 func (rf *runFlags) check() error {
+	if err := rf.sandboxFlags.check(); err != nil {
+		return err
+	}
 	if rf.jobs < 1 {
 		return fmt.Errorf("-j %d: want at least 1", rf.jobs)
 	}
@@ -258,7 +288,7 @@ func (rf *runFlags) check() error {
 func (rf *runFlags) options(c *call, pr *progress.Reporter) harness.Options {
 	return harness.Options{
 		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, NoTCE: rf.noTCE, Progress: pr,
-		Memory: int64(rf.memory), Network: rf.network, NoSandbox: rf.noSandbox, Started: c.started,
+		Memory: int64(rf.memory), Network: rf.network, Binds: rf.binds, NoSandbox: rf.noSandbox, Started: c.started,
 	}
 }
 

@@ -29,6 +29,9 @@ func template(ctx context.Context, c *call, args []string) error {
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
+	if err := rf.sandboxFlags.check(); err != nil {
+		return err
+	}
 	if *out != "" {
 		if err := outfile.Check(*out, false); errors.Is(err, outfile.ErrExists) {
 			return fmt.Errorf("%w; the template does not overwrite a prediction file", err)

@@ -69,7 +69,7 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin string, env, ar
 		// directory may be in memory, /dev/shm).
 		spec.Private = append(spec.Private, p.tmp, rd.home, rd.tmp)
 		spec.Private = append(spec.Private, cfg.Hide...)
-		spec.ReadOnly = []string{filepath.Dir(link)}
+		spec.ReadOnly = append([]string{filepath.Dir(link)}, cfg.Binds...)
 		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) && isDir(goroot) {
 			spec.ReadOnly = append(spec.ReadOnly, goroot) // for a test that runs go
 		}

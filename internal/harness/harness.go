@@ -130,6 +130,10 @@ type Options struct {
 	// Network lets test binaries use the host's network; without it each
 	// has a network of its own, with only a loopback interface.
 	Network bool
+	// Binds are directories of the host that each sandbox holds, read-only,
+	// beside what every one does (see package sandbox): for a suite that
+	// reads them. Absolute paths.
+	Binds []string
 	// NoSandbox runs test binaries without namespaces (reduced
 	// isolation); without it a run refuses where there are none.
 	NoSandbox bool

@@ -231,7 +231,7 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 	k := treeKeys{in: in, baseline: in.Key()}
 	in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE),
-		"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network)}
+		"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network), "binds": strings.Join(cfg.Binds, "\x00")}
 	k.runs = in.Key()
 	return k
 }

@@ -133,6 +133,7 @@ func newReport(cfg config, p *prepared, b *Baseline, results []report.Mutant, li
 		Limit:       limit.Seconds(),
 		MemoryLimit: p.memory,
 		Isolation:   map[bool]report.Isolation{true: report.IsolationFull, false: report.IsolationReduced}[p.isolated],
+		Binds:       cfg.Binds,
 		Baseline:    report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
 		Mutants:     results,
 		FlakyTests:  b.refs.flakyTests(),

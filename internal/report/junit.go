@@ -60,6 +60,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junitSuite{Name: "mutate " + r.Package, Tests: len(r.Mutants), Time: seconds(r.Seconds)}
 	if r.Isolation != "" {
 		suite.Properties = &junitProperties{[]junitProperty{{Name: "isolation", Value: string(r.Isolation)}}}
+		if len(r.Binds) > 0 {
+			suite.Properties.Property = append(suite.Properties.Property, junitProperty{Name: "binds", Value: strings.Join(r.Binds, " ")})
+		}
 	}
 	for _, m := range r.Mutants {
 		c := junitCase{Name: m.ID, Classname: fmt.Sprintf("mutants.step%d", m.Step), Time: seconds(m.Seconds)}

@@ -91,6 +91,7 @@ func Join(pattern string, parts []*Report) *Report {
 		out.Seconds += p.Seconds
 		out.Limit, out.MemoryLimit = max(out.Limit, p.Limit), max(out.MemoryLimit, p.MemoryLimit)
 		out.Isolation = out.Isolation.join(p.Isolation)
+		out.Binds = joinBinds(out.Binds, p.Binds)
 		out.Module, out.GoVersion, out.Mode, out.Jobs = p.Module, p.GoVersion, p.Mode, p.Jobs
 		out.Cached = p.Cached && (out.Cached || len(out.Packages) == 1)
 		out.TCE = out.TCE.add(p.TCE)
@@ -210,6 +211,7 @@ func (r *Report) addShard(s *Report) {
 	r.Seconds = max(r.Seconds, s.Seconds)
 	r.Limit, r.MemoryLimit = max(r.Limit, s.Limit), max(r.MemoryLimit, s.MemoryLimit)
 	r.Isolation = r.Isolation.join(s.Isolation)
+	r.Binds = joinBinds(r.Binds, s.Binds)
 	r.Cached = r.Cached && s.Cached
 	r.TCE = r.TCE.add(s.TCE)
 	for _, nr := range s.NotRun {
@@ -217,4 +219,14 @@ func (r *Report) addShard(s *Report) {
 			r.NotRun = append(r.NotRun, nr)
 		}
 	}
+}
+
+// joinBinds returns the directories of a and b, each once, in order.
+func joinBinds(a, b []string) []string {
+	for _, dir := range b {
+		if !slices.Contains(a, dir) {
+			a = append(a, dir)
+		}
+	}
+	return a
 }

@@ -35,8 +35,11 @@ type Report struct {
 	// Isolation says how the test binaries ran: IsolationFull, in
 	// sandboxes of their own, or IsolationReduced, without (-no-sandbox).
 	Isolation Isolation
-	Baseline  Baseline
-	Mutants   []Mutant
+	// Binds are the host's directories that each sandbox held, read-only,
+	// beside what every one does (-bind).
+	Binds    []string
+	Baseline Baseline
+	Mutants  []Mutant
 	// FlakyTests are the tests that passed and failed in runs with the
 	// same flags and no mutant: their failures are never kills. Sorted.
 	FlakyTests []string

@@ -128,6 +128,9 @@ func (r *Report) Stryker(src Sources) *Stryker {
 	if r.Isolation != "" {
 		s.Config["isolation"] = r.Isolation
 	}
+	if len(r.Binds) > 0 {
+		s.Config["binds"] = r.Binds
+	}
 	if r.MemoryLimit > 0 {
 		s.Config["memory_limit_bytes"] = r.MemoryLimit
 	}

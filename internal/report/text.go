@@ -44,6 +44,9 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	if r.Isolation == IsolationReduced {
 		b.WriteString("isolation reduced (-no-sandbox): the test binaries ran without sandboxes, as you; nothing was cached\n")
 	}
+	if len(r.Binds) > 0 {
+		fmt.Fprintf(b, "each sandbox held, read-only (-bind): %s\n", strings.Join(r.Binds, ", "))
+	}
 	if len(r.FlakyTests) > 0 {
 		fmt.Fprintf(b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
 	}

@@ -27,6 +27,7 @@ type jsonReport struct {
 	Limit       float64   `json:"timeout_seconds"`
 	MemoryLimit int64     `json:"memory_limit_bytes,omitempty"`
 	Isolation   string    `json:"isolation,omitempty"`
+	Binds       []string  `json:"binds,omitempty"`
 	Baseline    Baseline  `json:"baseline"`
 	Mutants     []Mutant  `json:"mutants"`
 	FlakyTests  []string  `json:"flaky_tests,omitempty"`
@@ -85,7 +86,7 @@ type jsonMutant struct {
 
 // MarshalJSON writes r in its wire format, at the current Version.
 func (r Report) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, MemoryLimit: r.MemoryLimit, Isolation: string(r.Isolation), Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary(), Seconds: r.Seconds, Phases: r.Phases, CPUSeconds: r.CPUSeconds, CPUs: r.CPUs, Efficiency: r.Efficiency, Cached: r.Cached, Dropped: r.Dropped, TCE: r.TCE, NotRun: r.NotRun, Interrupted: r.Interrupted})
+	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, MemoryLimit: r.MemoryLimit, Isolation: string(r.Isolation), Binds: r.Binds, Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary(), Seconds: r.Seconds, Phases: r.Phases, CPUSeconds: r.CPUSeconds, CPUs: r.CPUs, Efficiency: r.Efficiency, Cached: r.Cached, Dropped: r.Dropped, TCE: r.TCE, NotRun: r.NotRun, Interrupted: r.Interrupted})
 }
 
 // UnmarshalJSON reads r from its wire format.
@@ -97,7 +98,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if w.Version != 0 && w.Version != 1 && w.Version != Version {
 		return fmt.Errorf("a report of version %d; this mutate reads versions 1 to %d (a newer mutate wrote it?)", w.Version, Version)
 	}
-	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, MemoryLimit: w.MemoryLimit, Isolation: Isolation(w.Isolation), Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Seconds: w.Seconds, Phases: w.Phases, CPUSeconds: w.CPUSeconds, CPUs: w.CPUs, Efficiency: w.Efficiency, Cached: w.Cached, Dropped: w.Dropped, TCE: w.TCE, NotRun: w.NotRun, Interrupted: w.Interrupted}
+	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, MemoryLimit: w.MemoryLimit, Isolation: Isolation(w.Isolation), Binds: w.Binds, Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Seconds: w.Seconds, Phases: w.Phases, CPUSeconds: w.CPUSeconds, CPUs: w.CPUs, Efficiency: w.Efficiency, Cached: w.Cached, Dropped: w.Dropped, TCE: w.TCE, NotRun: w.NotRun, Interrupted: w.Interrupted}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,6 +154,14 @@ func helper(what string) int {
 				fmt.Print(strings.Join(strings.Fields(line), " ") + "\n")
 			}
 		}
+	case "dial-unix":
+		c, err := net.Dial("unix", arg)
+		if err != nil {
+			fmt.Println("refused")
+			break
+		}
+		c.Close()
+		fmt.Println("connected")
 	case "keys":
 		// Searches the session keyring for the key arg, then adds one
 		// beside it.
@@ -546,9 +555,9 @@ func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
 	}
 }
 
-// A private directory hides what the host has there: a grader's checkout,
-// which a learner's tests must not read, is empty in the sandbox, and
-// stays as it was.
+// The host's files are not in the sandbox unless given: the source tree
+// (a grader's checkout) is not there at all; given read-only, it is; and a
+// private directory hides what a given one holds, which stays as it was.
 func TestSandbox_APrivateDirectoryHidesTheHosts(t *testing.T) {
 	_, src, _, _ := runtime.Caller(0)
 	hidden := filepath.Join(filepath.Dir(src), "testdata", "hidden")
@@ -556,10 +565,13 @@ func TestSandbox_APrivateDirectoryHidesTheHosts(t *testing.T) {
 	if _, err := os.ReadFile(secret); err != nil {
 		t.Skipf("the source tree is out of this user's reach: %v", err)
 	}
-	// /tmp stays the host's, where the source tree may be.
-	spec := Spec{Writable: []string{t.TempDir()}, Private: []string{"/dev/shm"}}
+	spec := Default(t.TempDir())
+	if out, _ := run(t, spec, "read", secret); !strings.Contains(out, "no such file or directory") {
+		t.Errorf("the checkout, not given: reading %s: %s, want no such file", secret, out)
+	}
+	spec.ReadOnly = append(spec.ReadOnly, filepath.Dir(hidden))
 	if out, _ := run(t, spec, "read", secret); !strings.HasPrefix(out, `"a secret of the grader's\n" <nil>`) {
-		t.Fatalf("without it hidden, reading %s: %s; want the file (the control)", secret, out)
+		t.Fatalf("given read-only, reading %s: %s; want the file (the control)", secret, out)
 	}
 	spec.Private = append(spec.Private, hidden)
 	if out, _ := run(t, spec, "ls", hidden); out != "<nil>" {
@@ -570,6 +582,62 @@ func TestSandbox_APrivateDirectoryHidesTheHosts(t *testing.T) {
 	}
 	if data, err := os.ReadFile(secret); err != nil || string(data) != "a secret of the grader's\n" {
 		t.Errorf("after the runs, %s = %q, %v; want it as it was", secret, data, err)
+	}
+}
+
+// The sandbox's root is built from nothing: the system's programs and
+// libraries, what /etc a program reads, its own users, its devices, /proc
+// and its own directories. No home directory, no /run (the host's
+// sockets), no /var, nothing of the host's /tmp.
+func TestSandbox_TheRootHoldsWhatTestsNeedAlone(t *testing.T) {
+	spec := Default(t.TempDir())
+	out, _ := run(t, spec, "ls", "/")
+	var got []string
+	for _, name := range strings.Fields(strings.TrimSuffix(out, "<nil>")) {
+		if !slices.Contains([]string{"bin", "sbin", "lib", "lib32", "lib64", "libx32"}, name) {
+			got = append(got, name) // a system link or directory where the host has one
+		}
+	}
+	if want := "dev etc proc tmp usr"; strings.Join(got, " ") != want {
+		t.Errorf("/ holds %q, want %s (and the system's links)", out, want)
+	}
+	out, _ = run(t, spec, "read", "/etc/passwd")
+	if !strings.Contains(out, "sandbox:x:1000:1000:") || strings.Count(out, `\n`) != 3 {
+		t.Errorf("/etc/passwd: %s, want the sandbox's three users", out)
+	}
+	out, _ = run(t, spec, "ls", "/etc")
+	for _, name := range strings.Fields(strings.TrimSuffix(out, "<nil>")) {
+		if !slices.ContainsFunc(etc, func(e struct{ name, why string }) bool { return e.name == name }) && name != "passwd" && name != "group" {
+			t.Errorf("/etc holds %s, which is not among the files it is given", name)
+		}
+	}
+	out, _ = run(t, spec, "open", "r:/root,r:/home,r:/run,r:/var,r:/sys,r:/etc/shadow")
+	for _, path := range []string{"/root", "/home", "/run", "/var", "/sys", "/etc/shadow"} {
+		if !strings.Contains(out, path+" refused") {
+			t.Errorf("%s in the sandbox: %q, want it absent", path, out)
+		}
+	}
+}
+
+// A unix socket of the host's, on a path, is out of reach: the root holds
+// no /run, where a host keeps its daemons' (Docker's, D-Bus's), and no
+// other of its directories but the system's, which are read-only.
+func TestSandbox_HostSocketsAreOutOfReach(t *testing.T) {
+	dir, err := os.MkdirTemp("/run", "sandbox-test-")
+	if err != nil {
+		t.Skipf("no /run to hold a socket here: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	sock := filepath.Join(dir, "daemon.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Chmod(sock, 0o777)
+	if out, _ := run(t, Default(t.TempDir()), "dial-unix", sock); out != "refused" {
+		t.Errorf("dialing %s, world-writable: %q, want refused", sock, out)
 	}
 }
 

@@ -90,14 +90,16 @@ const memoryMetered = true
 
 // memory returns the memory that the processes under pid hold, pid itself
 // included unless it is a sandbox's init: the sum of their anonymous and
-// shared resident memory (see proc.ResidentMemory). A process that ends
-// while it is read counts as what was read of it.
+// shared resident memory (see proc.ResidentMemory), and of the memfds they
+// hold open, mapped or not, each once (see proc.MemfdMemory). A process
+// that ends while it is read counts as what was read of it.
 func (m *cpuMeter) memory() int64 {
 	var sum int64
+	seen := map[[2]uint64]bool{}
 	var walk func(pid int, self bool)
 	walk = func(pid int, self bool) {
 		if self {
-			sum += proc.ResidentMemory(pid)
+			sum += proc.ResidentMemory(pid) + proc.MemfdMemory(pid, seen)
 		}
 		for _, kid := range proc.Children(pid) {
 			walk(kid, true)

@@ -49,10 +49,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func init() {
@@ -123,9 +125,33 @@ func TestForge(t *testing.T) {
 }
 
 // TestHoard holds $HOARD MiB of memory, written 32 MiB at a time, for
-// $HOLD (an hour by default).
+// $HOLD (an hour by default): in its heap, or, with $HOARD_IN=memfd, in a
+// memfd that it never maps.
 func TestHoard(t *testing.T) {
 	mib, _ := strconv.Atoi(os.Getenv("HOARD"))
+	if os.Getenv("HOARD_IN") == "memfd" {
+		// memfd_create, by its number: the syscall package has none.
+		nr := map[string]uintptr{"amd64": 319, "arm64": 279}[runtime.GOARCH]
+		if nr == 0 {
+			t.Skip("no memfd_create's number for " + runtime.GOARCH)
+		}
+		name := []byte("hoard\x00")
+		fd, _, errno := syscall.Syscall(nr, uintptr(unsafe.Pointer(&name[0])), 0, 0)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		chunk := make([]byte, 32<<20)
+		for i := range chunk {
+			chunk[i] = 1
+		}
+		for written := 0; written < mib; written += 32 {
+			if _, err := syscall.Write(int(fd), chunk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		chunk = nil
+		time.Sleep(time.Hour)
+	}
 	var held [][]byte
 	for len(held)*32 < mib {
 		chunk := make([]byte, 32<<20)
@@ -225,7 +251,7 @@ func TestExec_ReportsEveryTestAndTheMessagesOfFailures(t *testing.T) {
 	if res.Passed || res.ExitCode != 1 || strings.Join(res.Failed(), ",") != "TestTwo,TestTwo/sub" {
 		t.Fatalf("Run(BREAK) passed %v, exit %d, failed %v; want TestTwo and TestTwo/sub to fail", res.Passed, res.ExitCode, res.Failed())
 	}
-	if got, want := res.Message("TestTwo/sub"), "m_test.go:23: Two() = 2, broken"; got != want {
+	if got, want := res.Message("TestTwo/sub"), "m_test.go:25: Two() = 2, broken"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
 	}
 }
@@ -451,6 +477,24 @@ func TestExec_MemoryLimitStopsABinaryThatHoards(t *testing.T) {
 				t.Errorf("Unfinished() = %s, want TestHoard", got)
 			}
 		})
+	}
+}
+
+// Memory held in a memfd counts, though it is in no resident set: a
+// binary that writes one past its limit, and never maps it, is stopped.
+func TestExec_MemoryInAMemfdCounts(t *testing.T) {
+	if !memoryMetered {
+		t.Skip("a running binary's memory is read on Linux only")
+	}
+	e := built(t, "TestHoard")
+	e.Env = []string{"HOARD=512", "HOARD_IN=memfd"}
+	e.Memory, e.Timeout = 128<<20, time.Minute
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.OverMemory || res.PeakMemory <= e.Memory {
+		t.Fatalf("OverMemory = %v, peak %d MiB; want stopped past %d MiB (in %.1fs)", res.OverMemory, res.PeakMemory>>20, e.Memory>>20, res.Wall)
 	}
 }
 

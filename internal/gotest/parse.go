@@ -25,12 +25,12 @@ type Test struct {
 	Outcome string // Pass, Fail or Skip; "" if the run ended before it did
 	// Output are its output lines, framing lines included: the first and
 	// the last OutputCap bytes of them, with a line that says how much was
-	// dropped between.
+	// dropped between. A test that passed or skipped keeps none.
 	Output  []string
 	Elapsed float64 // seconds
 
 	started bool
-	out     clipped
+	out     *clipped // while it may still fail; nil once it passed or skipped
 }
 
 // OutputCap is how much is kept of a test's output, and of the output
@@ -183,7 +183,12 @@ func (p *eventParser) add(e Event) {
 	}
 	switch e.Action {
 	case "output":
-		t.out.add(strings.TrimSuffix(e.Output, "\n"))
+		if t.Outcome == "" || t.Outcome == Fail {
+			if t.out == nil {
+				t.out = &clipped{}
+			}
+			t.out.add(strings.TrimSuffix(e.Output, "\n"))
+		}
 	case "run":
 		if t.started {
 			p.forged(fmt.Sprintf("%s started twice", e.Test))
@@ -198,6 +203,11 @@ func (p *eventParser) add(e Event) {
 			p.forged(fmt.Sprintf("a %s of %s, which had not started, was reported", e.Action, e.Test))
 		}
 		t.Outcome, t.Elapsed = e.Action, e.Elapsed
+		if e.Action != Fail {
+			// Only a failure's messages are ever read: a run of many
+			// passing tests holds their names, never their output.
+			t.out = nil
+		}
 	}
 }
 
@@ -216,7 +226,9 @@ func (p *eventParser) result() *Result {
 	}
 	p.res.Output = out.String()
 	for _, t := range p.res.Tests {
-		t.Output = t.out.lines()
+		if t.out != nil {
+			t.Output, t.out = t.out.lines(), nil
+		}
 	}
 	return p.res
 }

@@ -3,6 +3,7 @@ package gotest
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -218,4 +219,66 @@ func TestParse_OutputIsClippedToItsHeadAndTail(t *testing.T) {
 	if !strings.HasPrefix(out[0], "000") || !strings.HasPrefix(out[len(out)-1], "999") {
 		t.Errorf("first and last lines kept = %.3s…, %.3s…; want 000…, 999…", out[0], out[len(out)-1])
 	}
+}
+
+// subtestStream writes the events of a run of n passing subtests of
+// TestMany, each logging a line, and one that fails.
+func subtestStream(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"Action":"run","Test":"TestMany"}` + "\n")
+	for i := range n {
+		name := fmt.Sprintf("TestMany/case_%06d", i)
+		fmt.Fprintf(&b, `{"Action":"run","Test":%q}`+"\n", name)
+		fmt.Fprintf(&b, `{"Action":"output","Test":%q,"Output":"    many_test.go:12: checked case %d of the table, as it should be\n"}`+"\n", name, i)
+		fmt.Fprintf(&b, `{"Action":"pass","Test":%q}`+"\n", name)
+	}
+	b.WriteString(`{"Action":"run","Test":"TestMany/broken"}` + "\n")
+	b.WriteString(`{"Action":"output","Test":"TestMany/broken","Output":"    many_test.go:20: broken\n"}` + "\n")
+	b.WriteString(`{"Action":"fail","Test":"TestMany/broken"}` + "\n")
+	b.WriteString(`{"Action":"fail","Test":"TestMany"}` + "\n" + `{"Action":"fail"}` + "\n")
+	return b.String()
+}
+
+// A run keeps the names of its passing tests, never their output: what
+// it holds grows with the names of many subtests, not with what they log.
+// A failure's message is kept.
+func TestParse_PassingTestsKeepNoOutput(t *testing.T) {
+	res, err := Parse(strings.NewReader(subtestStream(1000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tests) != 1002 {
+		t.Fatalf("%d tests, want 1002", len(res.Tests))
+	}
+	for name, test := range res.Tests {
+		if test.Outcome == Pass && len(test.Output) != 0 {
+			t.Fatalf("%s passed and kept %q", name, test.Output)
+		}
+	}
+	if got := res.Message("TestMany/broken"); got != "many_test.go:20: broken" {
+		t.Errorf("Message(broken) = %q", got)
+	}
+}
+
+// BenchmarkParse_Subtests measures what a run of 100,000 subtests, each
+// logging a line, costs to read: allocated bytes per run (B/op), and
+// what the result holds once read, per subtest (held-B/subtest).
+func BenchmarkParse_Subtests(b *testing.B) {
+	const n = 100_000
+	stream := subtestStream(n)
+	var held uint64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, err := Parse(strings.NewReader(stream))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held = after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
+		runtime.KeepAlive(res)
+	}
+	b.ReportMetric(float64(held)/n, "held-B/subtest")
 }

@@ -51,25 +51,33 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin string, env, ar
 		Finished: filepath.Join(rd.root, "finished.prof"), Memory: p.memory,
 	}
 	if p.isolated {
-		spec := sandbox.Default(rd.root)
-		// What records coverage (the switched build's reached sites, a
-		// coverage profile) writes in its run's directory.
+		spec := sandbox.Default()
+		// The run directory is read-only: the copy of the package is the
+		// sandbox's own, in its private file system (what a test writes
+		// there counts against the run's memory limit), and so are its
+		// HOME and TMPDIR. The files its testing package writes at the
+		// end, and what records coverage (the switched build's reached
+		// sites, a coverage profile), are the host's, each bounded.
+		spec.ReadOnly = append([]string{rd.root}, cfg.Binds...)
+		spec.Copies = []string{filepath.Join(rd.root, "mod")}
+		spec.Files = []string{e.Finished}
 		if cover != "" {
-			spec.Writable = append(spec.Writable, filepath.Dir(cover))
+			spec.Files = append(spec.Files, cover)
 		}
 		for _, arg := range args {
 			if profile, ok := strings.CutPrefix(arg, "-test.coverprofile="); ok {
-				spec.Writable = append(spec.Writable, filepath.Dir(profile))
+				spec.Files = append(spec.Files, profile)
+			}
+		}
+		for _, file := range spec.Files {
+			if err := touch(file); err != nil {
+				return nil, err
 			}
 		}
 		// The other runs' directories are out of sight: the scratch
-		// directory is private, with only this run's in it. Its HOME and
-		// TMPDIR are private too: what its tests write there counts
-		// against the limit of its private directories (the scratch
-		// directory may be in memory, /dev/shm).
+		// directory is private, with only this run's in it.
 		spec.Private = append(spec.Private, p.tmp, rd.home, rd.tmp)
 		spec.Private = append(spec.Private, cfg.Hide...)
-		spec.ReadOnly = append([]string{filepath.Dir(link)}, cfg.Binds...)
 		if goroot := p.goEnv["GOROOT"]; filepath.IsAbs(goroot) && isDir(goroot) {
 			spec.ReadOnly = append(spec.ReadOnly, goroot) // for a test that runs go
 		}
@@ -93,6 +101,15 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin string, env, ar
 	}
 	res.Output = rd.clean(res.Output)
 	return res, nil
+}
+
+// touch makes path an empty file if it is not one already.
+func touch(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // runOnly returns the flag that runs only the top-level tests named, and

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -73,10 +74,19 @@ func TestRun_EachTestBinaryInASandboxOfItsOwn(t *testing.T) {
 			if spec.HostNetwork != network {
 				t.Errorf("run %d: host network %v, want %v", i, spec.HostNetwork, network)
 			}
+			// The run directory is read-only, its copy of the package
+			// the sandbox's own; its finished profile the one file it
+			// writes of the host's. The scratch directory, which holds
+			// the other runs', is private.
+			runDir := spec.ReadOnly[0]
+			if len(spec.Writable) != 0 || !slices.Equal(spec.Copies, []string{filepath.Join(runDir, "mod")}) ||
+				!slices.Equal(spec.Files, []string{e.Finished}) || filepath.Dir(e.Finished) != runDir {
+				t.Errorf("run %d: writable %v, copies %v, files %v; want none, the package's mirror in %s, the finished profile", i, spec.Writable, spec.Copies, spec.Files, runDir)
+			}
 			if !slices.ContainsFunc(spec.Private, func(dir string) bool {
-				return strings.HasPrefix(spec.Writable[0], dir+"/") && strings.Contains(dir, "mutate-")
+				return strings.HasPrefix(runDir, dir+"/") && strings.Contains(dir, "mutate-")
 			}) {
-				t.Errorf("run %d: private %v; want the scratch directory that holds %s among them", i, spec.Private, spec.Writable[0])
+				t.Errorf("run %d: private %v; want the scratch directory that holds %s among them", i, spec.Private, runDir)
 			}
 			if e.Memory < MemoryFloor || spec.PrivateSize != e.Memory {
 				t.Errorf("run %d: memory %d, private size %d; want at least %d, the same for both", i, e.Memory, spec.PrivateSize, MemoryFloor)

@@ -35,6 +35,10 @@ func (p *prepared) newRunDir() (*runDir, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The sandbox's user (nobody, when root runs mutate) reads it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
 	rd := &runDir{
 		root: dir,
 		pkg:  filepath.Join(dir, "mod", filepath.FromSlash(p.tester.Rel)),

@@ -39,6 +39,9 @@ func Children(int) []int { return nil }
 // ResidentMemory is 0 here.
 func ResidentMemory(int) int64 { return 0 }
 
+// MemfdMemory is 0 here.
+func MemfdMemory(int, map[[2]uint64]bool) int64 { return 0 }
+
 // Environ returns nothing here.
 func Environ(int) []string { return nil }
 

@@ -78,7 +78,7 @@ func setUp(spec Spec, root bool) error {
 	r := &rootFS{spec: spec, root: root, devs: map[string]int{}}
 	defer r.close()
 	for _, step := range []func() error{r.takeAside, r.mountRoot, r.placeSystem, r.newDev, r.coverPrivates, r.placeDirs,
-		r.coverInner, r.overlays, r.newProc, r.seal, r.pivot, r.giveWritable} {
+		r.coverInner, r.seedCopies, r.placeFiles, r.overlays, r.newProc, r.seal, r.pivot, r.giveWritable} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -105,6 +105,7 @@ type rootFS struct {
 	binds []clone           // of the system directories and /etc, in order
 	links map[string]string // the root's links of system, by path
 	dirs  []clone           // of spec's Writable, ReadOnly and Overlay, in that order
+	files []clone           // of spec's Files
 	devs  map[string]int    // clones of the device files, by name
 	ps    *privates
 	inner []string // private directories within dirs
@@ -126,7 +127,7 @@ func at(path string) string { return filepath.Join(newRoot, path) }
 var readOnlyAttr = &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
 
 func (r *rootFS) close() {
-	for _, c := range slices.Concat(r.binds, r.dirs) {
+	for _, c := range slices.Concat(r.binds, r.dirs, r.files) {
 		unix.Close(c.fd)
 	}
 	for _, fd := range r.devs {
@@ -177,6 +178,17 @@ func (r *rootFS) takeAside() error {
 			return fmt.Errorf("take %s aside: not a directory", dir)
 		}
 		r.dirs = append(r.dirs, c)
+	}
+	for _, file := range r.spec.Files {
+		c, err := cloneOf(file, file, false)
+		if err != nil {
+			return err
+		}
+		if c.dir {
+			unix.Close(c.fd)
+			return fmt.Errorf("take %s aside: a directory, not a file", file)
+		}
+		r.files = append(r.files, c)
 	}
 	for _, name := range devices {
 		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
@@ -338,6 +350,84 @@ func (r *rootFS) placeDirs() error {
 	return nil
 }
 
+// seedCopies gives each directory of spec.Copies a copy of what the root
+// holds there (the host's, read-only), in the private file system, which
+// then takes its place.
+func (r *rootFS) seedCopies() error {
+	for _, dir := range r.spec.Copies {
+		if r.ps.store == "" {
+			return errors.New("a copy needs a private directory to hold it")
+		}
+		sub := filepath.Join(r.ps.store, ".sandbox-copy", strconv.Itoa(r.ps.n))
+		r.ps.n++
+		if err := copyTree(at(dir), sub); err != nil {
+			return fmt.Errorf("copy %s: %w", dir, err)
+		}
+		if r.root {
+			if err := give(sub, nil); err != nil {
+				return err
+			}
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, sub, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", dir, err)
+		}
+		err = unix.MoveMount(fd, "", unix.AT_FDCWD, at(dir), unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("put the copy of %s in place: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// copyTree copies the directory src into dst, a new directory: its
+// directories, regular files and links, with their modes.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm()|0o700)
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, data, info.Mode().Perm())
+		}
+		return nil // a device, a socket: not part of a copy
+	})
+}
+
+// placeFiles puts the host's files that the run writes in the root, on
+// top of the read-only directories that hold them.
+func (r *rootFS) placeFiles() error {
+	for _, c := range r.files {
+		if err := place(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // coverInner mounts the private directories within the run's own.
 func (r *rootFS) coverInner() error {
 	for _, dir := range r.inner {
@@ -415,12 +505,13 @@ func (r *rootFS) pivot() error {
 }
 
 // giveWritable gives nobody, whom root runs the program as, the writable
-// directories.
+// directories and files, and the private directories within the run's
+// own.
 func (r *rootFS) giveWritable() error {
 	if !r.root {
 		return nil
 	}
-	for _, dir := range r.spec.Writable {
+	for _, dir := range slices.Concat(r.spec.Writable, r.spec.Files, r.inner) {
 		if err := give(dir, r.spec.ReadOnly); err != nil {
 			return fmt.Errorf("give %s to the sandbox's user: %w", dir, err)
 		}

@@ -42,10 +42,19 @@ import (
 
 // Spec says what a run may see and touch.
 type Spec struct {
-	// Writable are the directories the run writes, and that stay as they
-	// are: its own copy of the package, its HOME and TMPDIR, a coverage
-	// file's directory. Everything else is read-only.
+	// Writable are the host's directories the run writes, and that stay
+	// as they are. Everything else is read-only. What they hold is not
+	// bounded by PrivateSize: a harness gives a run Copies and Files.
 	Writable []string `json:"writable"`
+	// Copies are directories that the run reads and writes as a copy of
+	// its own: what the host holds there, copied into its private file
+	// system (so its writes count against PrivateSize), gone when the run
+	// ends. A test's copy of its package.
+	Copies []string `json:"copies,omitempty"`
+	// Files are the host's files the run writes, each at most PrivateSize
+	// bytes (RLIMIT_FSIZE), and that stay: what the testing package writes
+	// at the end of its run, a coverage file. Each must exist.
+	Files []string `json:"files,omitempty"`
 	// ReadOnly are directories the run reads, even if they are under a
 	// private one, and cannot write, even if they are within a writable
 	// one: the directory of the test binary.

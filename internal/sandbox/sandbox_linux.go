@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,6 +131,9 @@ func runInit(req request) int {
 		for range signals {
 		}
 	}()
+	if err := bound(req.Spec); err != nil {
+		return fail(err)
+	}
 	if err := setUp(req.Spec, req.Root); err != nil {
 		return fail(err)
 	}
@@ -171,6 +176,36 @@ func runInit(req request) int {
 	}
 	fmt.Fprintln(status, st)
 	return 0
+}
+
+// MaxTasks bounds the processes and threads that a sandbox's program may
+// have at once, itself and all it starts: a test binary has tens.
+const MaxTasks = 2048
+
+// bound sets the bounds that the sandbox's namespaces keep: the tasks its
+// program may have (RLIMIT_NPROC, which the kernel counts per user
+// namespace, and the program has one of its own); the size of a file it
+// writes (RLIMIT_FSIZE, the sandbox's private size); and System V shared
+// memory and message queues, whose objects, mapped or not, may hold at
+// most the sandbox's private size (IPC's sysctls are the IPC namespace's).
+func bound(spec Spec) error {
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: MaxTasks, Max: MaxTasks}); err != nil {
+		return fmt.Errorf("bound the tasks: %w", err)
+	}
+	size := cmp.Or(max(spec.PrivateSize, 0), DefaultPrivateSize)
+	// A file the run writes on the host (spec.Files) holds at most what
+	// its private file system does.
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: uint64(size), Max: uint64(size)}); err != nil {
+		return fmt.Errorf("bound the files: %w", err)
+	}
+	page := int64(os.Getpagesize())
+	for name, value := range map[string]int64{"shmmax": size, "shmall": size / page, "shmmni": 64, "msgmni": 64} {
+		path := "/proc/sys/kernel/" + name
+		if err := os.WriteFile(path, []byte(strconv.FormatInt(value, 10)), 0); err != nil {
+			return fmt.Errorf("bound System V IPC (%s): %w", name, err)
+		}
+	}
+	return nil
 }
 
 // newSessionKeyring makes the process join a new, anonymous session

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -154,6 +155,31 @@ func helper(what string) int {
 				fmt.Print(strings.Join(strings.Fields(line), " ") + "\n")
 			}
 		}
+	case "threads":
+		// Holds arg threads at once, each blocked in a read: the
+		// runtime ends the process when the kernel refuses one.
+		n, _ := strconv.Atoi(arg)
+		r, _, _ := os.Pipe()
+		var started sync.WaitGroup
+		started.Add(n)
+		for range n {
+			go func() {
+				runtime.LockOSThread()
+				started.Done()
+				var b [1]byte
+				syscall.Read(int(r.Fd()), b[:])
+			}()
+		}
+		started.Wait()
+		fmt.Println("held", n)
+	case "shm-sizes":
+		// System V segments of arg's comma-separated sizes, in MiB: how
+		// each ended.
+		for i, field := range strings.Split(arg, ",") {
+			mib, _ := strconv.Atoi(field)
+			_, err := unix.SysvShmGet(0x5e00+i, mib<<20, unix.IPC_CREAT|0o600)
+			fmt.Println(mib, errText(err))
+		}
 	case "dial-unix":
 		c, err := net.Dial("unix", arg)
 		if err != nil {
@@ -170,22 +196,18 @@ func helper(what string) int {
 		_, err = unix.AddKey("user", arg+"-left", []byte("left"), unix.KEY_SPEC_SESSION_KEYRING)
 		fmt.Println("add:", errText(err))
 	case "fill":
-		// Writes to each of arg's comma-separated files until its disk is
-		// full, 1 MiB at a time, and prints how many it wrote.
-		for path := range strings.SplitSeq(arg, ",") {
-			f, err := os.Create(path)
-			if err != nil {
-				fmt.Println(err)
-				return 1
-			}
+		// Writes files of 1 MiB into each of arg's comma-separated
+		// directories until their disk is full, and prints how many it
+		// wrote in each.
+		for dir := range strings.SplitSeq(arg, ",") {
 			chunk := make([]byte, 1<<20)
 			n := 0
+			var err error
 			for ; n < 64; n++ {
-				if _, err = f.Write(chunk); err != nil {
+				if err = os.WriteFile(filepath.Join(dir, "fill-"+strconv.Itoa(n)), chunk, 0o644); err != nil {
 					break
 				}
 			}
-			f.Close()
 			fmt.Println(n, errors.Is(err, syscall.ENOSPC))
 		}
 	}
@@ -494,7 +516,7 @@ func TestSandbox_PrivateDirectoriesAreBounded(t *testing.T) {
 	spec := Default(own)
 	spec.Private = append(spec.Private, tmp)
 	spec.PrivateSize = 4 << 20
-	if out, _ := run(t, spec, "fill", "/tmp/big,"+filepath.Join(tmp, "big")); out != "4 true\n0 true" {
+	if out, _ := run(t, spec, "fill", "/tmp,"+tmp); out != "4 true\n0 true" {
 		t.Errorf("filling /tmp, then %s, of 4 MiB in all: %q, want 4 MiB written, then no space left in either", tmp, out)
 	}
 	if entries, err := os.ReadDir(tmp); err != nil || len(entries) != 0 {
@@ -758,4 +780,30 @@ func errText(err error) string {
 		return "ok"
 	}
 	return err.Error()
+}
+
+// A program may have at most MaxTasks processes and threads at once: one
+// that makes more is refused (the runtime ends it, unable to make a
+// thread); as many as a test needs are fine.
+func TestSandbox_TasksAreBounded(t *testing.T) {
+	if out, st := run(t, Default(t.TempDir()), "threads", "100"); st != (Status{}) || out != "held 100" {
+		t.Errorf("100 threads: %v, %q; want them held", st, out)
+	}
+	out, st := run(t, Default(t.TempDir()), "threads", strconv.Itoa(MaxTasks+1000))
+	refused := strings.Contains(out, "failed to create new OS thread") || strings.Contains(out, "pthread_create failed: Resource temporarily unavailable")
+	if st.Code != 2 || !refused {
+		first, _, _ := strings.Cut(out, "\n")
+		t.Errorf("%d threads: %v, %q…; want the runtime to end, refused a thread", MaxTasks+1000, st, first)
+	}
+}
+
+// System V shared memory holds at most the sandbox's private size, in
+// one segment or in all: a detached segment counts too.
+func TestSandbox_SharedMemoryIsBounded(t *testing.T) {
+	spec := Default(t.TempDir())
+	spec.PrivateSize = 64 << 20
+	out, _ := run(t, spec, "shm-sizes", "100,30,30,30")
+	if want := "100 invalid argument\n30 ok\n30 ok\n30 no space left on device"; out != want {
+		t.Errorf("segments of 100, then 3×30 MiB, in 64 MiB: %q, want %q", out, want)
+	}
 }

@@ -96,7 +96,7 @@ type Known struct {
 // Load reads and validates a prediction file. Unless partial, every known
 // mutant must have a prediction.
 func Load(path string, known Known, partial bool) (*File, error) {
-	root, err := yamlfile.ReadFile(path)
+	root, err := yamlfile.ReadClassFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,11 @@ package predict
 
 import (
 	"errors"
-	"os"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fencelab/fencelab/internal/infile"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
@@ -82,7 +82,7 @@ var learnerLine = regexp.MustCompile(`(?m)^learner:[ \t]*["']?([^"'#\n]*?)["']?[
 // can be read: from its YAML, or, when that is not valid, from its
 // learner: line; "" if neither says.
 func LearnerOf(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadConfined(path, yamlfile.MaxSize)
 	if err != nil || !utf8.Valid(data) {
 		return ""
 	}

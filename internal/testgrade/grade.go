@@ -11,18 +11,17 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
+	"github.com/fencelab/fencelab/internal/infile"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
@@ -171,7 +170,7 @@ func (g *grader) pkgDir() string { return g.unit.Target.Dir }
 // grade grades one learner's file.
 func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 	g.opt.Progress.Phase("grading %s", file)
-	src, err := readFile(file)
+	src, err := infile.ReadConfined(file, MaxFileSize)
 	if err != nil {
 		return g.ungraded(file, err), nil
 	}
@@ -400,32 +399,6 @@ func (g *grader) importer(ctx context.Context, files []*ast.File) (types.Importe
 	}
 	g.imp, g.paths = imp, paths
 	return imp, nil
-}
-
-// readFile reads a learner's file: a regular file of at most MaxFileSize
-// bytes. It never blocks (a FIFO is refused at once) and never reads more
-// than one byte past the limit.
-func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s is more than %s: a test file is a few kilobytes", path, text.Bytes(MaxFileSize))
-	}
-	return data, nil
 }
 
 // syntaxErrors returns the parser's errors as problems at file:line:col.

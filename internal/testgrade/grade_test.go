@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/exercise"
@@ -364,32 +363,22 @@ func TestGradeFiles_NothingRunsOfAFileAgainstTheRules(t *testing.T) {
 	}
 }
 
-// A learner's file is a regular file of at most MaxFileSize bytes, read
-// without blocking: a FIFO, a device, a directory or a huge file is
-// refused at once.
-func TestReadFile_OnlyARegularFileOfBoundedSize(t *testing.T) {
+// A learner's file is read as a class's file is (see infile): a file that
+// is not one, or that links out of its directory, earns nothing, and runs
+// nothing.
+func TestGradeFiles_AFileThatIsNoFileEarnsNothing(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo_test.go")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip("no FIFO here:", err)
-	}
-	huge := filepath.Join(dir, "huge_test.go")
-	if err := os.WriteFile(huge, make([]byte, MaxFileSize+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	zero := filepath.Join(dir, "zero_test.go")
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]string{
-		fifo: "is not a regular file (p",
-		zero: "is not a regular file (D",
-		dir:  "is not a regular file (d",
-		huge: "is more than 1.0 MiB",
-	} {
-		if _, err := readFile(path); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("readFile(%s) error = %v, want %q", filepath.Base(path), err, want)
-		}
+	f := &fake{t: t}
+	grades, err := f.grade(t, zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.calls != 0 || !strings.Contains(grades[0].Problem, "links to a file outside its directory: refused") {
+		t.Errorf("%d runs, problem %q; want none, and the link refused", f.calls, grades[0].Problem)
 	}
 }
 

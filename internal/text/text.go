@@ -4,6 +4,7 @@ package text
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -81,6 +82,20 @@ func Wrap(s string, width int, indent string) string {
 		n += w
 	}
 	return b.String()
+}
+
+// QuoteMax is how many characters of a file's token Quote shows.
+const QuoteMax = 40
+
+// Quote quotes s, a token of an input file, as an error shows it: at most
+// its first QuoteMax characters, control characters escaped, so that a
+// message never carries a whole line of a file that was not meant to be
+// read, nor moves the terminal's cursor.
+func Quote(s string) string {
+	if r := []rune(s); len(r) > QuoteMax {
+		s = string(r[:QuoteMax]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // FirstLine returns the first line of s that says something: not blank,

@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -17,7 +16,9 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/fencelab/fencelab/internal/infile"
 	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Pos is a position in a file; lines and columns count from 1.
@@ -63,13 +64,21 @@ func Parse(file string, data []byte) (Node, error) {
 	if pos, b, ok := firstInvalid(data); ok {
 		return Node{}, &Error{Pos{file, pos.Line, pos.Col}, fmt.Sprintf("not UTF-8: byte 0x%02X cannot start or continue a character here; save the file as UTF-8", b)}
 	}
+	if pos, ok := tooDeep(data); ok {
+		return Node{}, &Error{Pos{file, pos.Line, pos.Col}, fmt.Sprintf("nested more than %d deep: the files this tool reads are a few levels deep", MaxDepth)}
+	}
+
 	// Duplicate keys are reported by Node.Map, with a better message.
 	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) && ye.GetToken() != nil {
 			p := ye.GetToken().Position
-			return Node{}, &Error{Pos{file, p.Line, p.Column}, "not valid YAML: " + ye.GetMessage()}
+			msg := "not valid YAML: " + ye.GetMessage()
+			if strings.Contains(ye.GetMessage(), "'\t'") {
+				msg = "a tab where YAML wants spaces: indent with spaces, not tabs"
+			}
+			return Node{}, &Error{Pos{file, p.Line, p.Column}, msg}
 		}
 		return Node{}, &Error{Pos{file, 1, 1}, "not valid YAML: " + err.Error()}
 	}
@@ -87,6 +96,55 @@ func Parse(file string, data []byte) (Node, error) {
 	default:
 		return Node{}, Node{file, docs[1].Body}.Errorf("a second YAML document: put everything in one")
 	}
+}
+
+// MaxDepth bounds how deep a file's collections may nest, in brackets
+// or by indentation: the parser's time grows faster than the depth.
+const MaxDepth = 32
+
+// tooDeep returns the position where data nests deeper than MaxDepth: an
+// opening bracket of a flow collection (one that starts a value, or is
+// within a flow collection; outside quotes and comments), or a line
+// indented more than MaxDepth levels of two spaces.
+func tooDeep(data []byte) (Pos, bool) {
+	line, col, depth, indent := 1, 0, 0, 0
+	var quote byte
+	comment, start := false, true
+	prev := byte('\n') // the last character of the line that is not a space
+	for i, b := range data {
+		col++
+		switch {
+		case b == '\n':
+			line, col, comment, start, indent, prev = line+1, 0, false, true, 0, '\n'
+			if quote == '\'' {
+				quote = 0 // a single-quoted scalar ends with its line, here
+			}
+			continue
+		case start && b == ' ':
+			if indent++; indent > 2*MaxDepth {
+				return Pos{Line: line, Col: col}, true
+			}
+			continue
+		case b == ' ' || b == '\t' || comment:
+			continue
+		case quote != 0:
+			if b == quote {
+				quote = 0
+			}
+		case b == '#' && (i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n'):
+			comment = true
+		case b == '"' || b == '\'':
+			quote = b
+		case (b == '[' || b == '{') && (depth > 0 || strings.IndexByte(":-?,\n", prev) >= 0):
+			if depth++; depth > MaxDepth {
+				return Pos{Line: line, Col: col}, true
+			}
+		case (b == ']' || b == '}') && depth > 0:
+			depth--
+		}
+		start, prev = false, b
+	}
+	return Pos{}, false
 }
 
 // firstInvalid returns the position of the first byte of data that is not
@@ -108,10 +166,20 @@ func firstInvalid(data []byte) (Pos, byte, bool) {
 	return Pos{}, 0, false
 }
 
-// ReadFile reads and parses the file at path; a problem of its YAML is
-// an Errors of one, at its position.
+// ReadFile reads and parses the file at path (see infile.Read); a
+// problem of its YAML is an Errors of one, at its position.
 func ReadFile(path string) (Node, error) {
-	data, err := os.ReadFile(path)
+	return readWith(path, infile.Read)
+}
+
+// ReadClassFile is ReadFile of one of a class's files, a learner's: a link
+// to a file outside its directory is refused (see infile.ReadConfined).
+func ReadClassFile(path string) (Node, error) {
+	return readWith(path, infile.ReadConfined)
+}
+
+func readWith(path string, read func(string, int64) ([]byte, error)) (Node, error) {
+	data, err := read(path, MaxSize)
 	if err != nil {
 		return Node{}, err
 	}
@@ -221,7 +289,7 @@ func (n Node) Entries() ([]Entry, []error) {
 			continue
 		}
 		if first, dup := seen[name]; dup {
-			errs = append(errs, key.Errorf("duplicate key %q (first at line %d): keep one", name, first.Pos().Line))
+			errs = append(errs, key.Errorf("duplicate key %s (first at line %d): keep one", text.Quote(name), first.Pos().Line))
 			continue
 		}
 		seen[name] = key
@@ -235,8 +303,8 @@ func (n Node) Entries() ([]Entry, []error) {
 func CheckKeys(entries []Entry, what string, known ...string) error {
 	for _, e := range entries {
 		if !slices.Contains(known, e.Key) {
-			return e.KeyAt.Errorf("unknown field %q in %s%s; the fields are: %s",
-				e.Key, what, suggest.Hint(e.Key, known), strings.Join(known, ", "))
+			return e.KeyAt.Errorf("unknown field %s in %s%s; the fields are: %s",
+				text.Quote(e.Key), what, suggest.Hint(e.Key, known), strings.Join(known, ", "))
 		}
 	}
 	return nil

@@ -13,7 +13,7 @@ func TestParseErrors(t *testing.T) {
 		{"Empty", "", "f.yaml:1:1: the file is empty"},
 		{"OnlyComments", "# nothing\n", "f.yaml:1:1: the file holds no YAML document"},
 		{"Syntax", "a: [1\n", "f.yaml:1:4: not valid YAML: sequence end token ']' not found"},
-		{"Tab", "a: 1\n\tb: 2\n", "f.yaml:2:1: not valid YAML: found character '\t' that cannot start any token"},
+		{"Tab", "a: 1\n\tb: 2\n", "f.yaml:2:1: a tab where YAML wants spaces: indent with spaces, not tabs"},
 		{"TwoDocuments", "a: 1\n---\nb: 2\n", "f.yaml:3:1: a second YAML document: put everything in one"},
 		{"TooLarge", "a: " + strings.Repeat("x", MaxSize), fmt.Sprintf("f.yaml:1:1: the file has %d bytes, more than the %d this tool reads: is it the right file?", MaxSize+3, MaxSize)},
 	}
@@ -134,5 +134,31 @@ func TestCheckKeys(t *testing.T) {
 	want := `f.yaml:2:1: unknown field "traget" in a mutant (did you mean "target"?); the fields are: id, target`
 	if err == nil || err.Error() != want {
 		t.Fatalf("CheckKeys() error = %v, want %q", err, want)
+	}
+}
+
+// Collections nested past MaxDepth are refused before the parser, whose
+// time grows faster than the depth, sees them: in brackets, in a flow
+// collection that spans lines, or by indentation. Brackets in a scalar,
+// a quote or a comment are not collections.
+func TestParse_RefusesDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	var indented strings.Builder
+	for i := range MaxDepth + 2 {
+		fmt.Fprintf(&indented, "%sk%d:\n", strings.Repeat("  ", i), i)
+	}
+	for name, src := range map[string]string{
+		"brackets":   "a: " + deep + "\n",
+		"lines":      "a:\n" + strings.Repeat("[\n", MaxDepth+1),
+		"indented":   indented.String(),
+		"60 KB deep": "a: " + strings.Repeat("[", 30000) + "\n",
+	} {
+		if _, err := Parse("f.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nested more than %d deep", MaxDepth)) {
+			t.Errorf("%s: Parse() error = %v, want nesting refused", name, err)
+		}
+	}
+	fine := "why: a {b} [c] and \"[[[[\" # [[[[\nfails: [a, [b, [c]]]\ncode: |\n  if x {\n  }\n"
+	if _, err := Parse("f.yaml", []byte(fine)); err != nil {
+		t.Errorf("Parse(brackets in scalars) error = %v", err)
 	}
 }

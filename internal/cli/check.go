@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -70,25 +71,44 @@ func check(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
+	maxPoints := 0
 	if !f.sel.generate {
 		// The exercise's model answer and worksheet; a catalog that cannot
 		// be read has none, and the run says why.
 		if set, err := exercise.Find(".", f.sel.files); err == nil {
 			f.g.Model, f.g.Questions = set.ModelAnswer(), set.Worksheet
+			maxPoints = set.MaxPoints(nil)
 		}
 	}
-	if err := f.g.OneSubmission(fs.Args()); err != nil {
+	notGraded := func(why string, err error) error {
+		ng := predict.NotGraded{File: strings.Join(fs.Args(), " "), MaxPoints: maxPoints, Why: why}
+		if werr := f.g.WriteNotGraded(ng, c.writeFile); werr != nil {
+			return werr
+		}
 		return err
 	}
-	lp := &predict.Loader{Files: fs.Args(), Partial: *f.partial, Class: f.g.HTML != "" || f.g.CSV != "" || f.g.Grading()}
+	if pattern := unmatched(fs.Args()); pattern != "" {
+		err := fmt.Errorf("no file matches %s: write the predictions in one file there (go tool mutate template prints one to fill in)", text.Name(pattern))
+		return notGraded("Not graded: no prediction file was handed in, as no file matches "+text.Name(pattern)+
+			". Write your predictions in one file there: go tool mutate template prints one to fill in.", err)
+	}
+	if err := f.g.OneSubmission(fs.Args()); err != nil {
+		return notGraded(fmt.Sprintf("Not graded: %d prediction files were handed in, and a grade is for one: keep your predictions in one file (predictions/NAME.yaml) and remove the others.", len(fs.Args())), err)
+	}
+	lp := &predict.Loader{Files: fs.Args(), Partial: *f.partial}
 	rep, pfs, err := f.results(ctx, c, fs, lp)
-	if err != nil {
-		if rep != nil && f.g.Grading() && len(lp.Invalid) > 0 {
-			// The file is invalid: its grade is 0, and says why.
-			if gerr := writeGrades(c, &f.g, predict.NewClass(nil, lp.Invalid), rep); gerr != nil {
-				return gerr
-			}
-		}
+	switch {
+	case err == nil:
+	case rep != nil && lp.NoneValid():
+		// Every file is invalid: each earns nothing, and every output
+		// says why.
+		return f.invalidClass(c, f.g.Class(nil, lp.Invalid, rep, credit), rep, err)
+	case errors.Is(err, harness.ErrNoSandbox):
+		return notGraded("Not graded: the grader could not run the mutants, and has no results of them to grade with. "+
+			"Your file is not at fault: your instructor will grade it again.\n\n"+
+			"For the instructor: "+err.Error()+". Run the mutants once when the autograder is set up (go tool mutate run -json > results.json) "+
+			"and grade with them: go tool mutate check -results results.json (docs/course.md, Gradescope).", err)
+	default:
 		return err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -185,6 +205,35 @@ func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp 
 	known.Questions = questionIDs(f.g.Questions)
 	pfs, err := lp.Load(known)
 	return rep, pfs, err
+}
+
+// unmatched returns the first of args that does not exist and holds a
+// pattern's characters: a shell's glob that matched nothing, which the
+// shell passes as it is; "" if there is none.
+func unmatched(args []string) string {
+	for _, a := range args {
+		if _, err := os.Lstat(a); err != nil && strings.ContainsAny(a, "*?[") {
+			return a
+		}
+	}
+	return ""
+}
+
+// invalidClass writes the outputs of a class whose files are all
+// invalid, and returns err, their problems: a class's comparison (of
+// several files, or as JSON or Markdown) has a row per file, and the
+// course's files its grade of 0 with why. One file's text is its
+// problems alone, which the error prints.
+func (f *checkFlags) invalidClass(c *call, class *predict.Class, rep *report.Report, err error) error {
+	if gerr := writeGrades(c, &f.g, class, rep); gerr != nil {
+		return gerr
+	}
+	if class.Learners() > 1 || *f.json || *f.md {
+		if perr := f.print(c, class); perr != nil {
+			return perr
+		}
+	}
+	return err
 }
 
 // print prints the comparison of class: as JSON, Markdown or text.

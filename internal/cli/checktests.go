@@ -14,11 +14,13 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/testgrade"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // isTestFile reports whether every argument names a Go test file: check
@@ -42,9 +44,28 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 	if err != nil {
 		return err
 	}
+	notGraded := func(why string, err error) error {
+		ng := predict.NotGraded{File: strings.Join(files, " "), MaxPoints: set.MaxPoints(wheats), Why: why}
+		if werr := f.g.WriteNotGraded(ng, c.writeFile); werr != nil {
+			return werr
+		}
+		return err
+	}
+	if pattern := unmatched(files); pattern != "" {
+		return notGraded("Not graded: no test file was handed in, as no file matches "+text.Name(pattern)+".",
+			fmt.Errorf("no file matches %s", text.Name(pattern)))
+	}
+	if f.g.Grading() && len(files) > 1 {
+		return notGraded(fmt.Sprintf("Not graded: %d test files were handed in, and a grade is for one: keep your tests in one file and remove the others.", len(files)),
+			fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", len(files)))
+	}
 	pr := progress.New(c.stderr, f.rf.quiet)
 	cfg := testgrade.Config{Set: set, Wheats: wheats, Options: f.rf.options(c, pr), Engine: c.eng.tests()}
 	grades, err := testgrade.GradeFiles(ctx, cfg, files)
+	if errors.Is(err, harness.ErrNoSandbox) {
+		return notGraded("Not graded: the grader could not run your tests. Your file is not at fault: your instructor will grade it again.\n\n"+
+			"For the instructor: "+err.Error()+". Learners' tests run only in sandboxes: grade where there are user namespaces (docs/course.md, Tests as the assignment).", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -120,9 +141,6 @@ func (f *checkFlags) checkTestOutputs(n int) error {
 		return err
 	}
 	if f.g.Grading() {
-		if n > 1 {
-			return fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", n)
-		}
 		if !slices.Contains(predict.Visibilities, f.g.Visibility) {
 			return fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
 		}

@@ -34,7 +34,8 @@ const maxProblems = 20
 // is the one message of harness.ErrInterrupted, whatever was running. A
 // list of problems in input files is printed one per line, each at its
 // file:line:col, the first maxProblems of each list; so is every list of
-// errors joined (the problems of each file of a class).
+// errors joined (the problems of each file of a class). What an error
+// quotes of an input never moves the terminal's cursor (see text.Prose).
 func exitCode(ctx context.Context, c *call, err error) int {
 	var v verdict
 	switch {
@@ -53,13 +54,13 @@ func exitCode(ctx context.Context, c *call, err error) int {
 					fmt.Fprintf(c.stderr, "… and %d more\n", len(list)-maxProblems)
 					break
 				}
-				fmt.Fprintln(c.stderr, e)
+				fmt.Fprintln(c.stderr, text.Prose(e.Error()))
 			}
 			n += len(list)
 		}
 		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Count(n, "problem", "problems"))
 	default:
-		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), err)
+		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Prose(err.Error()))
 	}
 	return report.ExitError
 }

@@ -606,3 +606,16 @@ func (s *Set) ModelAnswer() string {
 	}
 	return ""
 }
+
+// MaxPoints returns what the set's mutants but those of except (by id:
+// the wheats beside a catalog's chaffs) are worth together: each its
+// points, 1 by default.
+func (s *Set) MaxPoints(except map[string]bool) int {
+	n := 0
+	for _, m := range s.Mutants {
+		if !except[m.ID] {
+			n += max(m.Points, 1)
+		}
+	}
+	return n
+}

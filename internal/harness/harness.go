@@ -165,6 +165,10 @@ type Options struct {
 	// reduced says that test binaries run without a sandbox: set by Run
 	// (see resolveIsolation).
 	reduced bool
+	// unsandboxed says why test binaries cannot run in sandboxes here, ""
+	// if they can: a run answered from the cache needs none, and one that
+	// must run something refuses (see mayRun).
+	unsandboxed string
 	// clock times the run's phases: set by Run.
 	clock *phaseClock
 	// pol is the policy of the run; nil for defaultPolicy.
@@ -369,10 +373,11 @@ func (bs *binaries) changed(reread bool) []string {
 var sandboxAvailable = sandbox.Available
 
 // resolveIsolation decides, once for a run, whether its test binaries run
-// in sandboxes: they do unless opt.NoSandbox says otherwise, and a run
-// that cannot give them one refuses. A run without sandboxes says so, and
-// keeps the cache out of the tests' reach as far as it can (see
-// guardCache).
+// in sandboxes: they do unless opt.NoSandbox says otherwise. Where there
+// are none, a run answered from the cache still is (it runs nothing), and
+// one that must run a test binary refuses (see mayRun). A run without
+// sandboxes says so, and keeps the cache out of the tests' reach as far
+// as it can (see guardCache).
 func resolveIsolation(opt *Options) error {
 	if opt.NoSandbox {
 		opt.reduced = true
@@ -380,9 +385,22 @@ func resolveIsolation(opt *Options) error {
 		return nil
 	}
 	if ok, why := sandboxAvailable(); !ok {
-		return fmt.Errorf("test binaries cannot run in sandboxes here: %s; -no-sandbox runs them without (reduced isolation: a test can then do what you can, see docs/internals.md)", why)
+		opt.unsandboxed = why
 	}
 	return nil
+}
+
+// ErrNoSandbox is what the error of a run that had to run a test binary
+// where sandboxes cannot be made is.
+var ErrNoSandbox = errors.New("test binaries cannot run in sandboxes here")
+
+// mayRun returns an error, ErrNoSandbox, if test binaries cannot run in
+// sandboxes here: what needs one is about to run.
+func (o *Options) mayRun() error {
+	if o.unsandboxed == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s; nothing cached answers this run. -no-sandbox runs them without (reduced isolation: a test can then do what you can, see docs/internals.md); or run where there are namespaces, and use the results here (check -results)", ErrNoSandbox, o.unsandboxed)
 }
 
 // checkTree returns an error if the module's files changed since setUp;

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,19 +13,36 @@ import (
 	"github.com/fencelab/fencelab/internal/report"
 )
 
-// Where test binaries cannot run in sandboxes, a run refuses, and names
-// the flag that runs them without; with it, the run says it ran so, and
-// caches nothing.
+// Where test binaries cannot run in sandboxes, a run that must run one
+// refuses, says why and names the flag that runs them without; a run the
+// cache answers (made where there were sandboxes) runs nothing, and needs
+// none. With -no-sandbox, the run says it ran so, and caches nothing.
 func TestRun_RefusesWithoutSandboxesUnlessTold(t *testing.T) {
 	defer func(old func() (bool, string)) { sandboxAvailable = old }(sandboxAvailable)
-	sandboxAvailable = func() (bool, string) { return false, "user namespaces are disabled" }
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // a cache of its own
 	dir := writeModule(t)
 	run := testRun{Dir: dir, Package: ".", Mutants: []*mutation.Mutant{flipped}, Jobs: 1, Runner: cannedRunner()}
+
+	sandboxAvailable = func() (bool, string) { return false, "user namespaces are disabled" }
 	_, err := run.run(t)
-	if err == nil || !strings.Contains(err.Error(), "user namespaces are disabled") || !strings.Contains(err.Error(), "-no-sandbox runs them without") {
-		t.Fatalf("Run() error = %v; want a refusal that says why and names -no-sandbox", err)
+	if !errors.Is(err, ErrNoSandbox) || !strings.Contains(err.Error(), "user namespaces are disabled") || !strings.Contains(err.Error(), "-no-sandbox runs them without") {
+		t.Fatalf("Run(cold cache) error = %v; want ErrNoSandbox, saying why and naming -no-sandbox", err)
 	}
+
+	sandboxAvailable = func() (bool, string) { return true, "" }
+	fresh := prepareAndRun(t, run)
+	sandboxAvailable = func() (bool, string) { return false, "user namespaces are disabled" }
 	r := cannedRunner()
+	run.Runner = r
+	cached, err := run.run(t)
+	if err != nil || !cached.Cached || len(r.execs) != 0 || cached.Mutants[0].Status != fresh.Mutants[0].Status {
+		t.Fatalf("Run(warm cache, no sandbox) = cached %v, %d runs, %v; want the cache's %s, nothing run", cached != nil && cached.Cached, len(r.execs), err, fresh.Mutants[0].Status)
+	}
+	if _, err := TestNames(t.Context(), run.plan(t), run.options()); err != nil {
+		t.Errorf("TestNames(warm cache, no sandbox) error = %v; want the cache's names", err)
+	}
+
+	r = cannedRunner()
 	run.Runner = r
 	opt := run.options()
 	opt.NoSandbox = true

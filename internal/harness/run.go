@@ -34,6 +34,9 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since they ran (-no-cache runs again)")
 		return p.answered(cfg, prior, results, nil, true)
 	}
+	if err := cfg.mayRun(); err != nil {
+		return nil, err
+	}
 	if n := len(results) - len(missing); n > 0 {
 		cfg.Progress.Printf("%d of %d mutants from the cache; running %s", n, len(results), text.Count(len(missing), "mutant", "mutants"))
 	}
@@ -184,6 +187,9 @@ func (p *prepared) testNames(ctx context.Context, cfg config) ([]string, error) 
 		if b, ok := cache.LoadBaseline(key); ok {
 			return b.TestNames, nil
 		}
+	}
+	if err := cfg.mayRun(); err != nil {
+		return nil, err
 	}
 	cfg.Mode = ModeOverlay // the plain binary is all it needs
 	b, err := runBaseline(ctx, cfg, p)

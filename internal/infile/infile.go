@@ -5,8 +5,10 @@
 package infile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +23,7 @@ import (
 func Read(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, named(err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -29,14 +31,14 @@ func Read(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): refused", path, kind(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s): refused", text.Name(path), kind(fi.Mode()))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is more than %s, more than this tool reads: is it the right file?", path, text.Bytes(max))
+		return nil, fmt.Errorf("%s is more than %s, more than this tool reads: is it the right file?", text.Name(path), text.Bytes(max))
 	}
 	return data, nil
 }
@@ -65,12 +67,21 @@ func confined(path string) error {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return err
+		return named(err)
 	}
 	if rel, err := filepath.Rel(dir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("%s links to a file outside its directory: refused", path)
+		return fmt.Errorf("%s links to a file outside its directory: refused", text.Name(path))
 	}
 	return nil
+}
+
+// named returns err with the path it names escaped (see text.Name).
+func named(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: text.Name(pe.Path), Err: pe.Err}
+	}
+	return err
 }
 
 // kind names what a file that is not a regular one is.

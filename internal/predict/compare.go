@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Outcome compares one prediction with what happened to one mutant.
@@ -159,12 +160,13 @@ func (s *Score) WorksheetAnswered() int {
 	return n
 }
 
-// Name returns the learner's name, or the file's path.
+// Name returns the learner's name, or the file's path, as one line
+// of output shows it (see text.Name).
 func (s *Score) Name() string {
 	if s.Learner != "" {
-		return s.Learner
+		return text.Name(s.Learner)
 	}
-	return s.File
+	return text.Name(s.File)
 }
 
 // Compare scores f against the mutants of rep, each prediction earning

@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/classroom"
+	"github.com/fencelab/fencelab/internal/csvout"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
@@ -102,7 +102,7 @@ func (c *Class) WriteCSV(w io.Writer) error {
 	for _, q := range questions {
 		header = append(header, "worksheet: "+q)
 	}
-	cw := csv.NewWriter(w)
+	cw := csvout.NewWriter(w)
 	cw.Write(header)
 	ratio := func(r Ratio) string {
 		if !r.Defined() {
@@ -134,8 +134,7 @@ func (c *Class) WriteCSV(w io.Writer) error {
 		}
 		cw.Write(row)
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
 }
 
 // worksheetAnswer returns s's answer to question id, "" if none.
@@ -365,6 +364,45 @@ func (o *Outputs) Write(class *Class, rep *report.Report, create func(path, what
 		if err := create(f.Path, f.What, f.Write); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// NotGraded is a grade that could not be made, for a reason that is not
+// in a learner's file: several files or none were handed in, or the
+// grader cannot run the mutants. It is 0 of the exercise's points, and
+// says why and what to do, so that the learner sees more than a failed
+// autograder.
+type NotGraded struct {
+	File      string // what was handed in, as far as it is one
+	MaxPoints int
+	Why       string
+}
+
+// WriteGradescope writes n as Gradescope's results.json: a score of 0 and
+// why, no test.
+func (n NotGraded) WriteGradescope(w io.Writer, visibility string) error {
+	return writeJSON(w, gradescope.Results{Score: 0, Output: n.Why, OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}})
+}
+
+// WriteClassroom writes n as a GitHub Classroom runner's result: status
+// error, one test that scores nothing and says why.
+func (n NotGraded) WriteClassroom(w io.Writer) error {
+	return writeJSON(w, classroom.Result{Version: 1, Status: "error", MaxScore: n.MaxPoints, Tests: []classroom.Test{
+		{Name: "not graded", Status: "error", Message: n.Why, TestCode: "go tool mutate check " + n.File, Filename: n.File}}})
+}
+
+// WriteNotGraded writes the grades of o that n stands for, each with
+// create.
+func (o *Outputs) WriteNotGraded(n NotGraded, create func(path, what string, write func(io.Writer) error) error) error {
+	if o.Gradescope != "" {
+		if err := create(o.Gradescope, "a grade of 0 that says why, for Gradescope", func(w io.Writer) error { return n.WriteGradescope(w, o.Visibility) }); err != nil {
+			return err
+		}
+	}
+	if o.Classroom != "" {
+		return create(o.Classroom, "a grade of 0 that says why, for GitHub Classroom", n.WriteClassroom)
 	}
 	return nil
 }

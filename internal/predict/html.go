@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/classpage"
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Invalid is a prediction file that could not be compared, with every
@@ -26,9 +27,9 @@ type Invalid struct {
 // could not be read.
 func (inv Invalid) Name() string {
 	if inv.Learner != "" {
-		return inv.Learner
+		return text.Name(inv.Learner)
 	}
-	return inv.File
+	return text.Name(inv.File)
 }
 
 // WriteHTML writes the class page, one self-contained HTML file for an

@@ -27,6 +27,7 @@
 package predict
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -45,6 +46,9 @@ type File struct {
 	Worksheet   map[string]string
 	root        yamlfile.Node
 	predictions yamlfile.Node // the "predictions:" key, for errors about it
+	// meant are the ids that a misspelt id seems to be: that mistake has
+	// its error, and their predictions are not missing too.
+	meant []string
 }
 
 // Name returns the learner's name, or the file's path when it gives none.
@@ -97,6 +101,10 @@ type Known struct {
 // mutant must have a prediction.
 func Load(path string, known Known, partial bool) (*File, error) {
 	root, err := yamlfile.ReadClassFile(path)
+	var ye *yamlfile.Error
+	if errors.Is(err, yamlfile.ErrEmpty) && errors.As(err, &ye) {
+		ye.Msg += ": go tool mutate template prints a prediction file to fill in"
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +163,11 @@ func (f *File) decodePredictions(n yamlfile.Node, known Known) yamlfile.Errors {
 	entries, errs := n.Entries()
 	for _, e := range entries {
 		if !slices.Contains(known.Mutants, e.Key) {
-			errs = append(errs, e.KeyAt.Errorf("unknown mutant id %q%s; mutate list shows the ids",
-				e.Key, suggest.Hint(e.Key, known.Mutants)))
+			errs = append(errs, e.KeyAt.Errorf("unknown mutant id %s%s; mutate list shows the ids",
+				text.Quote(e.Key), suggest.Hint(e.Key, known.Mutants)))
+			if meant := suggest.Closest(e.Key, known.Mutants); meant != "" {
+				f.meant = append(f.meant, meant)
+			}
 			continue
 		}
 		p, perrs := decodePrediction(e)
@@ -184,8 +195,8 @@ func (f *File) decodeWorksheet(n yamlfile.Node, known Known) yamlfile.Errors {
 	f.Worksheet = map[string]string{}
 	for _, e := range entries {
 		if !slices.Contains(known.Questions, e.Key) {
-			errs = append(errs, e.KeyAt.Errorf("unknown question %q%s; the questions are: %s",
-				e.Key, suggest.Hint(e.Key, known.Questions), strings.Join(known.Questions, ", ")))
+			errs = append(errs, e.KeyAt.Errorf("unknown question %s%s; the questions are: %s",
+				text.Quote(e.Key), suggest.Hint(e.Key, known.Questions), strings.Join(known.Questions, ", ")))
 			continue
 		}
 		if e.Value.IsNull() {
@@ -246,7 +257,7 @@ func decodePrediction(e yamlfile.Entry) (*Prediction, yamlfile.Errors) {
 					continue
 				}
 				if i := slices.Index(p.Fails, name); i >= 0 {
-					errs = append(errs, item.Errorf("%s is listed twice (first at line %d)", name, p.failAt[i].Pos().Line))
+					errs = append(errs, item.Errorf("%s is listed twice (first at line %d)", text.Quote(name), p.failAt[i].Pos().Line))
 					continue
 				}
 				p.Fails = append(p.Fails, name)
@@ -272,8 +283,8 @@ func (f *File) Check(known Known, partial bool) yamlfile.Errors {
 				check, _, _ = strings.Cut(name, "/")
 			}
 			if !slices.Contains(known.Tests, check) {
-				errs = append(errs, p.failAt[i].Errorf("mutant %s: unknown test %q%s; the suite's tests are listed at the end of mutate template's output",
-					p.Mutant, name, suggest.Hint(name, known.Tests)))
+				errs = append(errs, p.failAt[i].Errorf("mutant %s: unknown test %s%s; the suite's tests are listed at the end of mutate template's output",
+					p.Mutant, text.Quote(name), suggest.Hint(name, known.Tests)))
 			}
 		}
 	}
@@ -284,7 +295,7 @@ func (f *File) Check(known Known, partial bool) yamlfile.Errors {
 		}
 		var missing []string
 		for _, id := range required {
-			if f.Lookup(id) == nil {
+			if f.Lookup(id) == nil && !slices.Contains(f.meant, id) {
 				missing = append(missing, id)
 			}
 		}

@@ -28,7 +28,7 @@ func TestLoad_BadFiles(t *testing.T) {
 		// The duplicate is one problem: the first entry still predicts the
 		// mutant, so nothing is missing.
 		{"duplicate-in-full-file.yaml", false, []string{`10:3: duplicate key "claim-boundary" (first at line 5): keep one`}},
-		{"duplicate-test.yaml", true, []string{`5:9: TestClaim_ReassignsAtExactExpiry is listed twice (first at line 4)`}},
+		{"duplicate-test.yaml", true, []string{`5:9: "TestClaim_ReassignsAtExactExpiry" is listed twice (first at line 4)`}},
 		{"unknown-field.yaml", true, []string{
 			`3:5: unknown field "fail" in a prediction (did you mean "fails"?); the fields are: fails, why, answer`}},
 		{"no-fails.yaml", true, []string{`2:3: claim-boundary has a why but no fails: list the tests you expect to fail, or write fails: [] if you expect the mutant to survive`}},
@@ -42,7 +42,11 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"fails-item-not-a-string.yaml", true, []string{`3:13: a test name must be a string, got a list`}},
 		{"prediction-not-a-mapping.yaml", true, []string{`2:19: claim-boundary must be a mapping with "fails:" and "why:", got a list`}},
 		{"why-not-a-string.yaml", true, []string{`4:10: why must be text, got a list`}},
-		{"empty.yaml", true, []string{`1:1: the file is empty`}},
+		{"empty.yaml", true, []string{`1:1: the file is empty: go tool mutate template prints a prediction file to fill in`}},
+		{"only-comments.yaml", true, []string{`1:1: the file holds no YAML document: go tool mutate template prints a prediction file to fill in`}},
+		// A misspelt id is one mistake, with one error: the mutant it
+		// seems to mean is not missing too.
+		{"misspelt-in-full-file.yaml", false, []string{`5:3: unknown mutant id "claim-boundry" (did you mean "claim-boundary"?); mutate list shows the ids`}},
 		{"not-yaml.yaml", true, []string{`3:12: not valid YAML: sequence end token ']' not found`}},
 		{"prose.yaml", true, []string{`1:1: a prediction file is a mapping that starts with "predictions:", got a string`}},
 		{"unknown-top-field.yaml", true, []string{`1:1: unknown field "lerner" in a prediction file (did you mean "learner"?); the fields are: learner, predictions, worksheet`}},

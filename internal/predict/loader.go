@@ -10,13 +10,12 @@ import (
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
-// Loader loads the prediction files of a class. For a class page an
-// invalid file does not stop the others: it is set aside, with its
-// problems, as long as one file is valid.
+// Loader loads the prediction files of a class. An invalid file does not
+// stop the others: it is set aside, with its problems, as long as one file
+// is valid.
 type Loader struct {
 	Files   []string
 	Partial bool // files may predict only some of the mutants
-	Class   bool // set invalid files aside instead of failing
 	// Invalid are the files set aside, and Problems their problems.
 	Invalid  []Invalid
 	Problems yamlfile.Errors
@@ -60,10 +59,16 @@ func (lp *Loader) setAside(path string, errs yamlfile.Errors) {
 }
 
 func (lp *Loader) result(valid []*File) ([]*File, error) {
-	if len(lp.Problems) > 0 && (!lp.Class || len(valid) == 0) {
+	if len(lp.Problems) > 0 && len(valid) == 0 {
 		return nil, lp.Problems
 	}
 	return valid, nil
+}
+
+// NoneValid reports whether every file was set aside: the load failed
+// for the files' problems alone.
+func (lp *Loader) NoneValid() bool {
+	return len(lp.Invalid) > 0 && len(lp.Invalid) >= len(lp.Files)
 }
 
 // problemsOf returns the problems of a file's error: its list, or itself.

@@ -48,6 +48,15 @@ func (c *Class) WriteText(w io.Writer, st Style) error {
 		}
 		s.writeText(&b, st)
 	}
+	for i, inv := range c.Invalid {
+		if i > 0 || len(c.all()) > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s\n", st.bold(inv.heading()))
+		for _, p := range inv.Problems {
+			fmt.Fprintf(&b, "    %s\n", text.Prose(p))
+		}
+	}
 	files := c.Learners()
 	if c.Model != nil {
 		files++
@@ -62,14 +71,14 @@ func (c *Class) WriteText(w io.Writer, st Style) error {
 // heading is a score's first line: the file, the learner, and the
 // figures.
 func (s *Score) heading() string {
-	name := s.File
+	name, learner := text.Name(s.File), text.Name(s.Learner)
 	switch {
-	case s.Model && s.Learner != "":
-		name += " (" + s.Learner + ", the model answer)"
+	case s.Model && learner != "":
+		name += " (" + learner + ", the model answer)"
 	case s.Model:
 		name += " (the model answer)"
-	case s.Learner != "":
-		name += " (" + s.Learner + ")"
+	case learner != "":
+		name += " (" + learner + ")"
 	}
 	exact := fmt.Sprintf("%d of %d exact", s.Exact, s.Total)
 	if s.Answered < s.Total && len(s.Problems) == 0 {
@@ -79,6 +88,17 @@ func (s *Score) heading() string {
 		name, exact, points(s.Points), text.Count(s.MaxPoints, "point", "points"), s.Precision, s.Recall)
 }
 
+// heading is an invalid file's first line: the file, the learner as far
+// as it could be read, and the points it does not earn.
+func (inv Invalid) heading() string {
+	name := text.Name(inv.File)
+	if inv.Learner != "" {
+		name += " (" + text.Name(inv.Learner) + ")"
+	}
+	return fmt.Sprintf("%s: invalid, 0 of %s: %s", name, text.Count(inv.MaxPoints, "point", "points"),
+		text.Count(len(inv.Problems), "problem", "problems"))
+}
+
 func (s *Score) writeText(b *strings.Builder, st Style) {
 	fmt.Fprintf(b, "%s\n", st.bold(s.heading()))
 	for _, o := range s.Outcomes {
@@ -86,7 +106,7 @@ func (s *Score) writeText(b *strings.Builder, st Style) {
 		o.writeText(b, st, s.Credit, s.ShowAnswers)
 	}
 	if n := s.Total - s.Answered; n > 0 && len(s.Problems) == 0 && !s.ShowAnswers {
-		fmt.Fprintf(b, "\n%s not answered: fill in fails (and why) in %s; check -answers shows what failed\n", text.Count(n, "mutant", "mutants"), s.File)
+		fmt.Fprintf(b, "\n%s not answered: fill in fails (and why) in %s; check -answers shows what failed\n", text.Count(n, "mutant", "mutants"), text.Name(s.File))
 	}
 	if len(s.Worksheet) > 0 {
 		b.WriteString("\n")
@@ -104,7 +124,7 @@ func (s *Score) writeWorksheet(b *strings.Builder) {
 		if answer == "" {
 			answer = "(not answered)"
 		}
-		fmt.Fprintf(b, "%s\n", text.Indent(answer, "      > "))
+		fmt.Fprintf(b, "%s\n", text.Indent(text.Prose(answer), "      > "))
 	}
 }
 
@@ -133,7 +153,7 @@ func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit, answers
 	fmt.Fprintf(b, "    predicted: %s\n", list(o.Predicted, "none: it survives"))
 	fmt.Fprintf(b, "    failed:    %s\n", list(o.Failed, "none: it survived"))
 	if o.Answer != "" {
-		fmt.Fprintf(b, "    answer:    %s\n", strings.ReplaceAll(o.Answer, "\n", "\n               "))
+		fmt.Fprintf(b, "    answer:    %s\n", strings.ReplaceAll(text.Prose(o.Answer), "\n", "\n               "))
 	}
 	if o.Exact {
 		return
@@ -150,7 +170,7 @@ func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit, answers
 			continue
 		}
 		fmt.Fprintf(b, "    missed:    %s %s\n", m.Test, st.dim("(it failed with:)"))
-		fmt.Fprintf(b, "%s\n", text.Indent(truncate(m.Message, maxMessageLines), "                 "))
+		fmt.Fprintf(b, "%s\n", text.Indent(truncate(text.Prose(m.Message), maxMessageLines), "                 "))
 	}
 	if credit == CreditPartial {
 		fmt.Fprintf(b, "    credit:    %s of %s (F1 %.2f)\n", points(o.Points), text.Count(o.MaxPoints, "point", "points"), o.F1)
@@ -178,7 +198,7 @@ func (c *Class) writeSummary(b *strings.Builder) {
 	}
 	tw.Flush()
 	if m := c.Model; m != nil {
-		fmt.Fprintf(b, "not counted: %s, the model answer, %d/%d exact\n", m.File, m.Exact, m.Total)
+		fmt.Fprintf(b, "not counted: %s, the model answer, %d/%d exact\n", text.Name(m.File), m.Exact, m.Total)
 	}
 	var most []string
 	for _, m := range c.Mispredicted {
@@ -251,7 +271,7 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 				if answer == "" {
 					answer = "(not answered)"
 				}
-				fmt.Fprintf(&b, "\n- **%s**: %s\n\n%s\n", a.ID, mdText(a.Question), text.Indent(answer, "  > "))
+				fmt.Fprintf(&b, "\n- **%s**: %s\n\n%s\n", a.ID, mdText(a.Question), text.Indent(mdProse(answer), "  > "))
 			}
 		}
 		// What the missed tests reported: the observations not foreseen.
@@ -265,8 +285,19 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 					b.WriteString("\nWhat the missed tests reported:\n")
 					first = false
 				}
-				fmt.Fprintf(&b, "\n- `%s` under `%s`:\n\n  ```\n%s\n  ```\n", m.Test, o.Mutant, text.Indent(truncate(m.Message, maxMessageLines), "  "))
+				msg := truncate(text.Prose(m.Message), maxMessageLines)
+				fence := mdFence(msg)
+				fmt.Fprintf(&b, "\n- %s under `%s`:\n\n  %s\n%s\n  %s\n", mdCode(m.Test), o.Mutant, fence, text.Indent(msg, "  "), fence)
 			}
+		}
+	}
+	for i, inv := range c.Invalid {
+		if i > 0 || len(c.all()) > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "## %s\n\n", mdText(inv.heading()))
+		for _, p := range inv.Problems {
+			fmt.Fprintf(&b, "- %s\n", mdText(p))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -291,19 +322,59 @@ func list(names []string, none string) string {
 	return strings.Join(names, ", ")
 }
 
+// mdList writes names as code in a table's cell, one per line.
 func mdList(names []string) string {
 	if len(names) == 0 {
 		return "—"
 	}
 	quoted := make([]string, len(names))
 	for i, n := range names {
-		quoted[i] = "`" + n + "`"
+		quoted[i] = strings.ReplaceAll(mdCode(n), "|", `\|`)
 	}
 	return strings.Join(quoted, "<br>")
 }
 
-func mdText(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+// mdEscape escapes the characters that Markdown would read as markup
+// (emphasis, a link or an image, HTML, an entity, a table's column), so
+// that text from an input is shown as it was written, never rendered.
+var mdEscape = strings.NewReplacer("\\", `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`, "~", `\~`)
+
+// mdText returns s as one line of Markdown text, escaped.
+func mdText(s string) string { return mdEscape.Replace(text.Name(s)) }
+
+// mdProse returns s as Markdown text, escaped, its lines kept.
+func mdProse(s string) string { return mdEscape.Replace(text.Prose(s)) }
+
+// mdCode returns s as a code span: between runs of backticks longer than
+// any in s.
+func mdCode(s string) string {
+	s = text.Name(s)
+	tick := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return tick + " " + s + " " + tick
+	}
+	return tick + s + tick
+}
+
+// mdFence returns the fence of a code block that holds s: a run of
+// backticks longer than any in s, and at least three.
+func mdFence(s string) string {
+	return strings.Repeat("`", max(3, longestRun(s, '`')+1))
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
 }
 
 // truncate keeps the first lines of s and says how many it dropped; a

@@ -9,7 +9,6 @@ package testgrade
 
 import (
 	"cmp"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/classroom"
+	"github.com/fencelab/fencelab/internal/csvout"
 	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
@@ -214,17 +214,18 @@ func messageOf(m report.Mutant, name string) string {
 
 // Summary is the grade's first line.
 func (g *Grade) Summary() string {
+	file := text.Name(g.File)
 	switch {
 	case g.Problem != "" && g.Withheld:
-		return fmt.Sprintf("%s: cannot be graded: %s", g.File, firstLine(g.Problem))
+		return fmt.Sprintf("%s: cannot be graded: %s", file, firstLine(g.Problem))
 	case g.Problem != "":
-		return fmt.Sprintf("%s: earns nothing, 0 of %d points: %s", g.File, g.Max, firstLine(g.Problem))
+		return fmt.Sprintf("%s: earns nothing, 0 of %d points: %s", file, g.Max, firstLine(g.Problem))
 	case g.Withheld:
 		return fmt.Sprintf("%s: %d of %d tests invalid on the package; the chaffs and wheats are with your instructor, who grades the file",
-			g.File, len(g.Invalid), len(g.Tests))
+			file, len(g.Invalid), len(g.Tests))
 	}
 	return fmt.Sprintf("%s: %d of %d chaffs caught, %d of %d points; %d of %d tests invalid",
-		g.File, g.Caught, len(g.Chaffs), g.Points, g.Max, len(g.Invalid), len(g.Tests))
+		file, g.Caught, len(g.Chaffs), g.Points, g.Max, len(g.Invalid), len(g.Tests))
 }
 
 // WriteText prints the grades: per file, its summary, its invalid tests
@@ -240,14 +241,14 @@ func WriteText(w io.Writer, grades []*Grade) error {
 			continue
 		}
 		for _, inv := range g.Invalid {
-			fmt.Fprintf(&b, "  invalid  %s: %s\n", inv.Test, inv.reason())
+			fmt.Fprintf(&b, "  invalid  %s: %s\n", text.Name(inv.Test), inv.reason())
 			if inv.Message != "" {
-				b.WriteString(text.Indent(inv.Message, "           ") + "\n")
+				b.WriteString(text.Indent(text.Prose(inv.Message), "           ") + "\n")
 			}
 		}
 		for _, c := range g.Chaffs {
 			if c.Caught() {
-				fmt.Fprintf(&b, "  caught   %s: %s, by %s\n", c.ID, c.Title, strings.Join(c.CaughtBy, ", "))
+				fmt.Fprintf(&b, "  caught   %s: %s, by %s\n", c.ID, c.Title, text.Name(strings.Join(c.CaughtBy, ", ")))
 			} else {
 				fmt.Fprintf(&b, "  missed   %s: %s\n", c.ID, c.Title)
 			}
@@ -297,7 +298,7 @@ func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 
 // earnsNothing says that a file that could not be graded earns nothing,
 // and why.
-func (g *Grade) earnsNothing() string { return g.File + " earns nothing:\n" + g.Problem }
+func (g *Grade) earnsNothing() string { return text.Name(g.File) + " earns nothing:\n" + g.Problem }
 
 // WriteClassroom writes g as the result of a GitHub Classroom runner: a
 // test per chaff that scores its points when a valid test caught it, one
@@ -342,7 +343,7 @@ func WriteCSV(w io.Writer, grades []*Grade) error {
 	for _, id := range wheats {
 		header = append(header, "wheat: "+id)
 	}
-	cw := csv.NewWriter(w)
+	cw := csvout.NewWriter(w)
 	cw.Write(header)
 	for _, g := range grades {
 		var invalid []string
@@ -359,8 +360,7 @@ func WriteCSV(w io.Writer, grades []*Grade) error {
 		}
 		cw.Write(row)
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
 }
 
 // columns returns the ids of the chaffs and of the wheats that some test

@@ -85,7 +85,7 @@ func Wrap(s string, width int, indent string) string {
 }
 
 // QuoteMax is how many characters of a file's token Quote shows.
-const QuoteMax = 40
+const QuoteMax = 64
 
 // Quote quotes s, a token of an input file, as an error shows it: at most
 // its first QuoteMax characters, control characters escaped, so that a
@@ -112,4 +112,46 @@ func FirstLine(s string) string {
 // Bytes returns n bytes in binary units: "1.0 GiB", "512 MiB".
 func Bytes(n int64) string {
 	return humanize.IBytes(uint64(max(n, 0)))
+}
+
+// Name returns a name from an input (a file's path, a learner's name) as
+// one line of output shows it: every character that is not printable
+// (a control character, a newline, an escape sequence's ESC, a
+// right-to-left override) and every invalid byte escaped as Go writes it
+// (\x1b, \n, \u202e), so that a name cannot move the terminal's cursor or
+// begin a line of its own. A printable name is unchanged.
+func Name(s string) string { return escape(s, "") }
+
+// Prose returns text from an input (a learner's answer, a test's message)
+// as output shows it: as Name does, but its lines and tabs kept.
+func Prose(s string) string { return escape(s, "\n\t") }
+
+// escape escapes the characters of s that are not printable, but those
+// of keep.
+func escape(s, keep string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) && !strings.ContainsRune(keep, r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case strconv.IsPrint(r) || strings.ContainsRune(keep, r):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
@@ -32,5 +35,42 @@ func TestWrap(t *testing.T) {
 	got := Wrap("one two three\nfour five sixsixsixsix", 12, "  ")
 	if want := "one two\n  three four\n  five\n  sixsixsixsix"; got != want {
 		t.Fatalf("Wrap() = %q, want %q", got, want)
+	}
+}
+
+// A name never moves the cursor nor breaks a line; prose keeps its lines;
+// a printable name is left as it is.
+func TestName_EscapesWhatIsNotPrintable(t *testing.T) {
+	for _, c := range []struct{ in, name, prose string }{
+		{"ann.yaml", "ann.yaml", "ann.yaml"},
+		{"Zoë «ü» \"x\" \\", "Zoë «ü» \"x\" \\", "Zoë «ü» \"x\" \\"},
+		{"a\x1b]0;title\x07b", `a\x1b]0;title\ab`, `a\x1b]0;title\ab`},
+		{"\x1b[2Jx", `\x1b[2Jx`, `\x1b[2Jx`},
+		{"ann\nbob  invalid  0/8", `ann\nbob  invalid  0/8`, "ann\nbob  invalid  0/8"},
+		{"tab\there\r", `tab\there\r`, "tab\there\\r"},
+		{"evil\u202etxt.yaml", `evil\u202etxt.yaml`, `evil\u202etxt.yaml`},
+		{"bad\xffbyte", `bad\xffbyte`, `bad\xffbyte`},
+	} {
+		if got := Name(c.in); got != c.name {
+			t.Errorf("Name(%q) = %q, want %q", c.in, got, c.name)
+		}
+		if got := Prose(c.in); got != c.prose {
+			t.Errorf("Prose(%q) = %q, want %q", c.in, got, c.prose)
+		}
+	}
+}
+
+// A quoted token is cut at QuoteMax characters and escaped: an error
+// never carries a whole line of a file, nor an escape sequence.
+func TestQuote_CutsAndEscapes(t *testing.T) {
+	long := strings.Repeat("a", QuoteMax) + "$6$salt$hash"
+	for in, want := range map[string]string{
+		"claim-boundry": `"claim-boundry"`,
+		long:            `"` + strings.Repeat("a", QuoteMax) + `…"`,
+		"x\x1b[2J\n":    `"x\x1b[2J\n"`,
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

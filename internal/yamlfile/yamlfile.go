@@ -27,17 +27,25 @@ type Pos struct {
 	Line, Col int
 }
 
+// String is file:line:col, the file's name escaped (see text.Name).
 func (p Pos) String() string {
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", text.Name(p.File), p.Line, p.Col)
 }
 
 // Error is an error at a position in an input file.
 type Error struct {
 	Pos Pos
 	Msg string
+	err error // what it is, if a caller may ask: ErrEmpty
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+func (e *Error) Unwrap() error { return e.err }
+
+// ErrEmpty is what the error of a file that holds no YAML document (it
+// is empty, blank, or only comments) is.
+var ErrEmpty = errors.New("no YAML document")
 
 // Node is a YAML node of a file.
 type Node struct {
@@ -54,18 +62,18 @@ const MaxSize = 1 << 20
 // non-empty YAML document of at most MaxSize bytes.
 func Parse(file string, data []byte) (Node, error) {
 	if len(data) > MaxSize {
-		return Node{}, &Error{Pos{file, 1, 1}, fmt.Sprintf("the file has %d bytes, more than the %d this tool reads: is it the right file?", len(data), MaxSize)}
+		return Node{}, &Error{Pos: Pos{file, 1, 1}, Msg: fmt.Sprintf("the file has %d bytes, more than the %d this tool reads: is it the right file?", len(data), MaxSize)}
 	}
 	// A byte order mark, which some editors write first, is no content.
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if strings.TrimSpace(string(data)) == "" {
-		return Node{}, &Error{Pos{file, 1, 1}, "the file is empty"}
+		return Node{}, &Error{Pos: Pos{file, 1, 1}, Msg: "the file is empty", err: ErrEmpty}
 	}
 	if pos, b, ok := firstInvalid(data); ok {
-		return Node{}, &Error{Pos{file, pos.Line, pos.Col}, fmt.Sprintf("not UTF-8: byte 0x%02X cannot start or continue a character here; save the file as UTF-8", b)}
+		return Node{}, &Error{Pos: Pos{file, pos.Line, pos.Col}, Msg: fmt.Sprintf("not UTF-8: byte 0x%02X cannot start or continue a character here; save the file as UTF-8", b)}
 	}
 	if pos, ok := tooDeep(data); ok {
-		return Node{}, &Error{Pos{file, pos.Line, pos.Col}, fmt.Sprintf("nested more than %d deep: the files this tool reads are a few levels deep", MaxDepth)}
+		return Node{}, &Error{Pos: Pos{file, pos.Line, pos.Col}, Msg: fmt.Sprintf("nested more than %d deep: the files this tool reads are a few levels deep", MaxDepth)}
 	}
 
 	// Duplicate keys are reported by Node.Map, with a better message.
@@ -78,9 +86,9 @@ func Parse(file string, data []byte) (Node, error) {
 			if strings.Contains(ye.GetMessage(), "'\t'") {
 				msg = "a tab where YAML wants spaces: indent with spaces, not tabs"
 			}
-			return Node{}, &Error{Pos{file, p.Line, p.Column}, msg}
+			return Node{}, &Error{Pos: Pos{file, p.Line, p.Column}, Msg: msg}
 		}
-		return Node{}, &Error{Pos{file, 1, 1}, "not valid YAML: " + err.Error()}
+		return Node{}, &Error{Pos: Pos{file, 1, 1}, Msg: "not valid YAML: " + err.Error()}
 	}
 	var docs []*ast.DocumentNode
 	for _, d := range f.Docs {
@@ -90,7 +98,7 @@ func Parse(file string, data []byte) (Node, error) {
 	}
 	switch len(docs) {
 	case 0:
-		return Node{}, &Error{Pos{file, 1, 1}, "the file holds no YAML document"}
+		return Node{}, &Error{Pos: Pos{file, 1, 1}, Msg: "the file holds no YAML document", err: ErrEmpty}
 	case 1:
 		return Node{file, docs[0].Body}, nil
 	default:
@@ -211,7 +219,7 @@ func (n Node) Pos() Pos {
 
 // Errorf returns an error at the position of n.
 func (n Node) Errorf(format string, args ...any) error {
-	return &Error{n.Pos(), fmt.Sprintf(format, args...)}
+	return &Error{Pos: n.Pos(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // Kind names the kind of n for error messages: "a mapping", "a list", "a

@@ -18,23 +18,26 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-var checkSummary = `Validate the prediction FILEs (every problem with its file:line:col; nothing
-runs if one is invalid), run the mutants (or read a run's -results), and show
-per mutant what was predicted, failed, missed and wrong, with a score per file
-and a class summary. A mutant a file leaves blank is not answered: counted
-apart, and what failed under it is not shown (-answers shows it). The model
-answer (the catalog's report.predictions) is graded apart, in no class figure;
--answers shows its predictions. The answers to the worksheet's questions are
-shown, and carried by every output, never graded. A mutant is worth its points: (catalog, 1 by
-default), earned by an exact prediction, or with -credit partial in proportion
-to its F1 = 2·right / (2·right + wrong + missed).
+var checkSummary = `Validate the prediction FILEs (every problem with its file:line:col), run the
+mutants (or read a run's -results), and show per mutant what was predicted,
+failed, missed and wrong, with a score per file and a class summary. An
+invalid file does not stop a class: it earns nothing, and its problems go to
+stderr and to every output, beside the valid files' grades; check exits 2.
+Nothing runs when no file is valid. A mutant a file leaves blank is not
+answered: counted apart, and what failed under it is not shown (-answers shows
+it). The model answer (the catalog's report.predictions) is graded apart, in
+no class figure; -answers shows its predictions. The answers to the
+worksheet's questions are shown, and carried by every output, never graded. A
+mutant is worth its points: (catalog, 1 by default), earned by an exact
+prediction, or with -credit partial in proportion to its F1 = 2·right /
+(2·right + wrong + missed).
 
--html writes the class page (learners × mutants), -csv a row per file; an
-invalid file does not stop a class: it earns nothing, its problems go to
-stderr and the page, and check exits 2. -gradescope and -classroom grade one
-learner's file as Gradescope's results.json or a GitHub Classroom runner's
-result. It takes run's flags that choose the mutants; generated mutants run
-to the end, as with -full.
+-html writes the class page (learners × mutants), -csv a row per file (no cell
+a formula). -gradescope and -classroom grade one learner's file as
+Gradescope's results.json or a GitHub Classroom runner's result; with none or
+several, or where the mutants cannot run (no sandbox, nothing cached), they
+write a grade of 0 that says why. It takes run's flags that choose the
+mutants; generated mutants run to the end, as with -full.
 
 Given Go test files (FILE_test.go) instead, check grades each as one
 learner's test suite for the catalog's package, as Examplar does (Wrenn and
@@ -192,7 +195,7 @@ func (f *checkFlags) validate(fs *flag.FlagSet) (predict.Credit, error) {
 // mutants) and the prediction files, loaded against it.
 func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp *predict.Loader) (*report.Report, []*predict.File, error) {
 	if *f.resultsFile == "" {
-		return runChecked(ctx, c, &f.sel, &f.rf, lp, &f.out, questionIDs(f.g.Questions))
+		return runChecked(ctx, c, &f.sel, &f.rf, lp, &f.out, questionIDs(f.g.Questions), *f.answers)
 	}
 	if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "stryker"); len(set) > 0 {
 		return nil, nil, fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
@@ -258,8 +261,10 @@ func writeGrades(c *call, g *predict.Outputs, class *predict.Class, rep *report.
 // mutants to run, for a grade of nothing). Everything in the files but
 // subtest names is checked before anything runs; subtest names, known
 // only from a run of the suite, after the baseline and before any mutant
-// (in a run of a pattern, after the run).
-func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs, questions []string) (*report.Report, []*predict.File, error) {
+// (in a run of a pattern, after the run). Unless answers (-answers), the
+// progress does not count the tests that failed under the exercise's
+// mutants.
+func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs, questions []string, answers bool) (*report.Report, []*predict.File, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
@@ -285,6 +290,11 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 		return plan.Pending(), nil, err
 	}
 	opt := rf.options(c, pr)
+	if !answers {
+		// What failed under the exercise's mutants is an answer: a file
+		// that leaves one blank sees it with -answers only.
+		opt.Answers = exerciseIDs(plan)
+	}
 	recheck := func(tests []string) error {
 		pfs, err = lp.Recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests, Questions: questions})
 		return err

@@ -71,7 +71,11 @@ func run(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	out.exercise = exerciseIDs(plan)
-	rep, err := c.eng.run(ctx, plan, rf.options(c, pr))
+	opt := rf.options(c, pr)
+	if !out.answers {
+		opt.Answers = out.exercise
+	}
+	rep, err := c.eng.run(ctx, plan, opt)
 	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
 		// What finished, marked as partial (and cached): no file is
 		// written from it, and the run exits 2.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -29,8 +30,9 @@ func show(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	first := true
+	first, story := true, ""
 	for _, u := range plan.Units {
+		story = cmp.Or(story, u.Story())
 		for _, a := range u.Applied {
 			if !first {
 				fmt.Fprintln(c.stdout)
@@ -53,6 +55,9 @@ func show(ctx context.Context, c *call, args []string) error {
 			fmt.Fprintln(c.stdout)
 			fmt.Fprint(c.stdout, a.Diff(file))
 		}
+	}
+	if story != "" {
+		fmt.Fprintf(c.stdout, "\nThe exercise, its steps and its closing questions: %s\n", story)
 	}
 	return nil
 }

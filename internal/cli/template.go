@@ -56,7 +56,7 @@ func template(ctx context.Context, c *call, args []string) error {
 	}
 	u := plan.Units[0]
 	tmpl := predict.Template{
-		Learner: *learner, Package: u.Target.Rel, Mutants: u.Mutants, Tests: names, Worksheet: u.Worksheet(),
+		Learner: *learner, Package: u.Target.Rel, Mutants: u.Mutants, Tests: names, Worksheet: u.Worksheet(), Story: u.Story(),
 		Check: c.command(&sel, "check", path),
 		Show:  func(id string) string { return c.command(&sel, "show", id) },
 	}

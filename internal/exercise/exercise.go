@@ -91,8 +91,12 @@ type File struct {
 	// Withheld says that the file's mutants stay with the grader: it has
 	// none (a tests assignment's hand-out).
 	Withheld bool
+	// Story is the document that tells the exercise's story (its source,
+	// its steps, its closing questions), relative to the module root; ""
+	// for none.
+	Story string
 
-	packageAt yamlfile.Pos
+	packageAt, storyAt yamlfile.Pos
 }
 
 // Tests says what a learner's test file of the exercise may be, in the
@@ -156,7 +160,7 @@ func LoadFile(path string) (*File, error) {
 	}
 	top, dups := root.Entries()
 	errs = append(errs, dups...)
-	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "report", "worksheet", "tests", "withheld", "mutants"); err != nil {
+	if err := yamlfile.CheckKeys(top, "a mutants file", "package", "story", "report", "worksheet", "tests", "withheld", "mutants"); err != nil {
 		errs = append(errs, err)
 	}
 	found := false
@@ -168,6 +172,11 @@ func LoadFile(path string) (*File, error) {
 			}
 			f.Package = normalizePackage(f.Package)
 			f.packageAt = e.Value.Pos()
+		case "story":
+			if f.Story, err = e.Value.String(); err != nil || f.Story == "" || filepath.IsAbs(f.Story) || strings.HasPrefix(filepath.ToSlash(filepath.Clean(f.Story)), "..") {
+				errs = append(errs, e.Value.Errorf("story must be a document of the module, such as docs/exercise.md, relative to its root"))
+			}
+			f.storyAt = e.Value.Pos()
 		case "report":
 			r, rerrs := decodeReport(e.Value)
 			f.Report = r
@@ -516,6 +525,8 @@ type Set struct {
 	// Withheld says that a file's mutants stay with the grader (see
 	// File.Withheld).
 	Withheld bool
+	// Story is the first file's story (see File.Story).
+	Story string
 }
 
 // Load reads the mutants files at paths, or the module's catalog when
@@ -550,6 +561,18 @@ func Load(root string, paths []string) (*Set, error) {
 		s.Files = append(s.Files, f)
 		s.Worksheet = append(s.Worksheet, f.Worksheet...)
 		s.Withheld = s.Withheld || f.Withheld
+		if f.Story != "" && s.Story == "" {
+			// Of the file's own module: a grader's copy of the package
+			// loads the catalog where it is.
+			own, err := FindRoot(filepath.Dir(f.Path))
+			if err != nil {
+				own = root
+			}
+			if _, err := os.Stat(filepath.Join(own, filepath.FromSlash(f.Story))); err != nil {
+				errs = append(errs, &yamlfile.Error{Pos: f.storyAt, Msg: fmt.Sprintf("story %s: no such document in the module", f.Story)})
+			}
+			s.Story = f.Story
+		}
 		if f.Tests != nil && testsFrom == nil {
 			s.Tests, testsFrom = *f.Tests, f
 		}

@@ -245,3 +245,34 @@ func TestSelect_AWithheldCatalog(t *testing.T) {
 		t.Errorf("Choose(Withheld) = %+v, %v; want the package, no mutant", plan, err)
 	}
 }
+
+// A catalog's story is a document of the module, and must be there; the
+// set has the first file's.
+func TestLoad_TheStory(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	mutants := "mutants:\n  - {id: m, target: F, kind: expr, find: a, replace: b}\n"
+	write("docs/story.md", "# The story\n")
+	good := write("good.yaml", "package: ./p\nstory: docs/story.md\n"+mutants)
+	s, err := Load(root, []string{good})
+	if err != nil || s.Story != "docs/story.md" {
+		t.Fatalf("Load(story: docs/story.md) = %+v, %v", s, err)
+	}
+	for body, want := range map[string]string{
+		"package: ./p\nstory: docs/none.md\n" + mutants: "missing.yaml:2:8: story docs/none.md: no such document in the module",
+		"package: ./p\nstory: ../secret.md\n" + mutants: "missing.yaml:2:8: story must be a document of the module, such as docs/exercise.md, relative to its root",
+		"package: ./p\nstory: [docs/a.md]\n" + mutants:  "missing.yaml:2:8: story must be a document of the module, such as docs/exercise.md, relative to its root",
+	} {
+		path := write("missing.yaml", body)
+		if _, err := Load(root, []string{path}); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("Load(%q) error = %v, want %q", body, err, want)
+		}
+	}
+}

@@ -83,6 +83,15 @@ func (u *Unit) Worksheet() []Question {
 	return u.Set.Worksheet
 }
 
+// Story returns the document that tells the story of the unit's exercise
+// (see File.Story), from the module root; "" for none.
+func (u *Unit) Story() string {
+	if u.Set == nil {
+		return ""
+	}
+	return u.Set.Story
+}
+
 // RelFile returns the path of a's file relative to the module root, with
 // forward slashes.
 func (t *Target) RelFile(a *mutation.Applied) string {

@@ -14,7 +14,13 @@
 //   - the tests and test data of every package but the exercise's: the
 //     harness's own tests name the tests that fail under each mutant;
 //   - the instructor's CI (.ci, .github): the Classroom workflow takes its
-//     place, which grades a learner's prediction file on every push.
+//     place, which grades a learner's prediction file on every push;
+//   - the instructor's documents: the README (one of the hand-out's own
+//     takes its place) and docs, but for the exercise's story (the
+//     catalog's story:) and what learners' documents link to there.
+//
+// A hand-out never holds a link to a file it leaves out: Write refuses to
+// write one that would.
 //
 // In a hand-out, go test ./... runs the exercise's suite, and go tool
 // mutate list, show, template and check work as in the course's
@@ -34,6 +40,7 @@ package handout
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -91,6 +98,12 @@ func Write(set *exercise.Set, dir string, opt Options) (left, wrote []string, er
 	if err := h.addOwn(); err != nil {
 		return nil, nil, err
 	}
+	if err := h.keepDocs(); err != nil {
+		return nil, nil, err
+	}
+	if broken := brokenLinks(tmp); len(broken) > 0 {
+		return nil, nil, fmt.Errorf("the hand-out would hold links to files it leaves out; fix them, or link to what learners get:\n  %s", strings.Join(broken, "\n  "))
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, nil, err
 	}
@@ -134,6 +147,9 @@ func (h *handout) leaveOut() error {
 			gone = append(gone, h.rel(f.Path))
 			if f.Report != nil {
 				gone = append(gone, f.Report.Mutants...)
+				if dir := path.Dir(f.Report.Predictions); f.Report.Predictions != "" && dir != "." {
+					gone = append(gone, dir) // the prediction files': a tests assignment predicts nothing
+				}
 			}
 		}
 	}
@@ -207,6 +223,7 @@ func (h *handout) addOwn() error {
 	if h.opt.Starter != "" {
 		return h.addTests()
 	}
+	sheet := ""
 	for _, f := range h.set.Files {
 		if f.Report == nil {
 			continue
@@ -222,6 +239,10 @@ func (h *handout) addOwn() error {
 		if err := h.write(f.Report.File, []byte(Worksheet(h.set))); err != nil {
 			return err
 		}
+		sheet = cmp.Or(sheet, f.Report.File)
+	}
+	if err := h.write("README.md", []byte(predictionsReadme(h.set, sheet))); err != nil {
+		return err
 	}
 	return h.write(WorkflowPath, Workflow)
 }
@@ -320,6 +341,9 @@ shows what failed only under the mutants you answered. The questions at the
 end have a place in the same file, under ` + "`worksheet:`" + `: your
 instructor reads them.
 `)
+	if set.Story != "" {
+		fmt.Fprintf(&b, "\nThe exercise's story, where its steps come from: [%[1]s](%[1]s).\n", set.Story)
+	}
 	for _, m := range set.Mutants {
 		title := m.Title
 		if title == "" {

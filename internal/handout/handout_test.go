@@ -60,9 +60,14 @@ func writeExercise(t *testing.T) string {
 		".ci/run":                      "go test ./...\n",
 		".github/workflows/course.yml": "name: course\n",
 		"predictions/example.yaml":     "predictions:\n  take-zero: {fails: [TestTake_One]}\n",
-		"predictions/README.md":        "How to predict.\n",
+		"predictions/README.md":        "How to predict: [a first attempt](../docs/samples/first.yaml).\n",
 		"REPORT.md":                    "# The answers\n\ntake-zero: TestTake_One\n",
+		"README.md":                    "# The course\n\nSee [the guide](docs/course.md).\n",
+		"docs/story.md":                "# The story\n\nThe note, and [its steps](#steps).\n",
+		"docs/samples/first.yaml":      "predictions:\n  take-zero: {fails: []}\n",
+		"docs/course.md":               "# The instructor's guide\n\ntake-zero: TestTake_One\n",
 		"mutants/catalog.yaml": `package: ./stock
+story: docs/story.md
 # What report regenerates.
 report:
   file: REPORT.md
@@ -116,13 +121,16 @@ func TestWrite_TheExerciseWithoutItsAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Write() error = %v", err)
 	}
-	if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,predictions/example.yaml,tool/testdata,tool/tool_test.go"; got != want {
+	if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,docs/course.md,predictions/example.yaml,tool/testdata,tool/tool_test.go"; got != want {
 		t.Errorf("left out %s, want %s", got, want)
 	}
-	if got, want := strings.Join(wrote, ","), ".github/workflows/classroom.yml,REPORT.md,mutants/catalog.yaml"; got != want {
+	if got, want := strings.Join(wrote, ","), ".github/workflows/classroom.yml,README.md,REPORT.md,mutants/catalog.yaml"; got != want {
 		t.Errorf("wrote %s, want %s", got, want)
 	}
-	for _, keep := range []string{"stock/stock_test.go", "stock/testdata/items.txt", "tool/tool.go", "predictions/README.md", "go.mod"} {
+	// The learner's documents: the story, and what the predictions'
+	// README links to; a README of the hand-out's own, which links to
+	// them and no instructor's document.
+	for _, keep := range []string{"stock/stock_test.go", "stock/testdata/items.txt", "tool/tool.go", "predictions/README.md", "go.mod", "docs/story.md", "docs/samples/first.yaml"} {
 		if _, err := os.Stat(filepath.Join(out, keep)); err != nil {
 			t.Errorf("the hand-out lacks %s: %v", keep, err)
 		}
@@ -151,7 +159,8 @@ func TestWrite_TheExerciseWithoutItsAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# The worksheet\n", "## Step 1: Take accepts zero (`take-zero`)\n", "**Contract.** Take takes one or more.\n", "```\ntake(n >= 0)\n```", "- **why**: Why does it hold?\n"} {
+	for _, want := range []string{"# The worksheet\n", "## Step 1: Take accepts zero (`take-zero`)\n", "**Contract.** Take takes one or more.\n", "```\ntake(n >= 0)\n```", "- **why**: Why does it hold?\n",
+		"The exercise's story, where its steps come from: [docs/story.md](docs/story.md).\n"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("the worksheet lacks %q:\n%s", want, report)
 		}
@@ -159,6 +168,28 @@ func TestWrite_TheExerciseWithoutItsAnswers(t *testing.T) {
 	// It goes into a new directory only.
 	if _, _, err := Write(set, out, Options{}); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("Write(into the hand-out again) error = %v, want it refused", err)
+	}
+}
+
+// A learner's document that links to a file the hand-out leaves out (the
+// model answer, here) is a broken link: Write refuses, and names it at
+// its line; nothing is written.
+func TestWrite_RefusesABrokenLink(t *testing.T) {
+	root := writeExercise(t)
+	readme := filepath.Join(root, "predictions", "README.md")
+	if err := os.WriteFile(readme, []byte("How to predict.\n\nThe [model answer](example.yaml).\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "handout")
+	if _, _, err := Write(set, out, Options{}); err == nil || !strings.Contains(err.Error(), "\n  predictions/README.md:3: example.yaml") {
+		t.Fatalf("Write() error = %v, want the broken link at its line", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("Write() refused, and %s exists: %v", out, err)
 	}
 }
 
@@ -177,7 +208,7 @@ func TestWrite_OutsideAGitCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Write() error = %v", err)
 	}
-	if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,predictions/example.yaml,tool/testdata,tool/tool_test.go"; got != want {
+	if got, want := strings.Join(left, ","), ".ci,.github,REPORT.md,docs/course.md,predictions/example.yaml,tool/testdata,tool/tool_test.go"; got != want {
 		t.Errorf("left out %s, want %s", got, want)
 	}
 }
@@ -218,7 +249,7 @@ func TestWrite_TheTestsAssignment(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Write() error = %v", err)
 	}
-	if got, want := strings.Join(left, ","), ".ci,.github,README.md,REPORT.md,docs,mutants/catalog.yaml,mutants/wheats.yaml,predictions/example.yaml,stock/stock_test.go,tool/testdata,tool/tool_test.go"; got != want {
+	if got, want := strings.Join(left, ","), ".ci,.github,README.md,REPORT.md,docs,mutants/catalog.yaml,mutants/wheats.yaml,predictions,predictions/example.yaml,stock/stock_test.go,tool/testdata,tool/tool_test.go"; got != want {
 		t.Errorf("left out %s, want %s", got, want)
 	}
 	if got, want := strings.Join(wrote, ","), "README.md,REPORT.md,mutants/catalog.yaml,stock/starter_test.go"; got != want {

@@ -128,13 +128,18 @@ func passed(res *gotest.Result) bool {
 	return res.Passed && res.ExitCode == 0 && !res.TimedOut && len(res.Failed()) == 0 && len(res.Unfinished()) == 0
 }
 
-func describe(r report.Mutant) string {
-	switch r.Status {
-	case report.Killed:
+// describe says in a few words what became of a mutant, for its progress
+// line; of one whose failing tests are an answer to predict, not by how
+// many tests it was killed.
+func describe(r report.Mutant, answer bool) string {
+	switch {
+	case r.Status == report.Killed && answer:
+		return "killed"
+	case r.Status == report.Killed:
 		return fmt.Sprintf("killed by %d %s", len(r.FailedTests), text.Plural(len(r.FailedTests), "test", "tests"))
-	case report.Crashed, report.Timeout, report.OutOfMemory:
+	case r.Status == report.Crashed, r.Status == report.Timeout, r.Status == report.OutOfMemory:
 		return fmt.Sprintf("%s: %s", r.Status, r.Reason)
-	case report.Flaky:
+	case r.Status == report.Flaky:
 		return fmt.Sprintf("flaky: no failure reproduced (%s)", strings.Join(r.FlakyTests, ", "))
 	}
 	return string(r.Status)

@@ -154,6 +154,11 @@ type Options struct {
 	// is zero; zero is go test's own default, 10 minutes.
 	BaselineLimit time.Duration
 
+	// Answers are the ids of the mutants whose failing tests are a
+	// learner's answers, to predict before seeing them (an exercise's):
+	// progress says that such a mutant was killed, not by how many tests.
+	Answers map[string]bool
+
 	// Runner builds and runs the test binaries; nil for the go command.
 	Runner Runner
 

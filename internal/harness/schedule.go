@@ -117,7 +117,7 @@ func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) e
 	s.results[i] = r
 	s.done++
 	total := len(s.results)
-	s.cfg.Progress.Printf("[%d/%d] %s: %s (%.1fs)", s.done, total, a.Mutant.ID, describe(r), r.Seconds)
+	s.cfg.Progress.Printf("[%d/%d] %s: %s (%.1fs)", s.done, total, a.Mutant.ID, describe(r, s.cfg.Answers[a.Mutant.ID]), r.Seconds)
 	s.cfg.Progress.Status("%d/%d done", s.done, total)
 	return nil
 }

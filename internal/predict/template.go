@@ -18,6 +18,9 @@ type Template struct {
 	// Worksheet are the exercise's closing questions, each with a place
 	// for its answer.
 	Worksheet []exercise.Question
+	// Story is the document that tells the exercise's story, from the
+	// module root; "" for none.
+	Story string
 	// Check is the command that checks the file, and Show returns the one
 	// that shows a mutant, with the flags that chose the mutants, so that
 	// the file's hints work as printed.
@@ -42,6 +45,9 @@ func (t Template) Write(w io.Writer) error {
 # state exposes the difference. An entry left empty is not answered.
 #
 `, t.Package)
+	if t.Story != "" {
+		fmt.Fprintf(&b, "# The exercise, its steps and its closing questions: %s\n#\n", t.Story)
+	}
 	fmt.Fprintf(&b, "# Then check yourself:\n#   %s\n", t.Check)
 	if t.Learner == "" {
 		b.WriteString("learner:\n")

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -15,17 +16,18 @@ type TextOptions struct {
 	Verbose bool
 	// Exercise holds the ids of the exercise's mutants (those of the
 	// module's catalog): the tests that failed under them are the
-	// answers a learner predicts, counted and not named.
+	// answers a learner predicts, neither named nor counted.
 	Exercise map[string]bool
 }
 
 // WriteText writes the kill matrix: one row per mutant in catalog order,
-// the tests that failed under it beneath (for an exercise's mutant, their
-// number: see TextOptions.Exercise), then the summary line.
+// the tests that failed under it beneath (for an exercise's mutant,
+// neither they nor their number: see TextOptions.Exercise), then the
+// summary line.
 func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	var b strings.Builder
 	r.writeHeader(&b)
-	r.writeMatrix(&b)
+	r.writeMatrix(&b, opt)
 	for _, m := range r.Mutants {
 		writeMutant(&b, m, opt)
 	}
@@ -53,16 +55,27 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-// writeMatrix writes the table: a row per mutant.
-func (r *Report) writeMatrix(b *strings.Builder) {
+// writeMatrix writes the table: a row per mutant, with the number of
+// tests that failed under it unless it is an exercise's; of a run of an
+// exercise's mutants alone, no such column.
+func (r *Report) writeMatrix(b *strings.Builder, opt TextOptions) {
+	counts := slices.ContainsFunc(r.Mutants, func(m Mutant) bool { return !opt.Exercise[m.ID] })
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tMUTANT\tSTATUS\tTIME\tFAILED TESTS")
+	if counts {
+		fmt.Fprintln(tw, "STEP\tMUTANT\tSTATUS\tTIME\tFAILED TESTS")
+	} else {
+		fmt.Fprintln(tw, "STEP\tMUTANT\tSTATUS\tTIME")
+	}
 	for _, m := range r.Mutants {
-		step := "-"
-		if m.Step > 0 {
-			step = fmt.Sprint(m.Step)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fs", text.Step(m.Step), m.ID, m.Status, m.Seconds)
+		switch {
+		case !counts:
+		case opt.Exercise[m.ID]:
+			fmt.Fprint(tw, "\t(an answer)")
+		default:
+			fmt.Fprintf(tw, "\t%s", countNote(m))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fs\t%s\n", step, m.ID, m.Status, m.Seconds, countNote(m))
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }
@@ -77,7 +90,7 @@ func writeMutant(b *strings.Builder, m Mutant, opt TextOptions) {
 	fmt.Fprintf(b, "\n%s (%s%s:%d)%s\n", m.ID, step, m.File, m.Line, title)
 	switch {
 	case opt.Exercise[m.ID] && len(m.FailedTests) > 0:
-		fmt.Fprintf(b, "  %s failed under it: which, an exercise's answers, check shows after you predict (or run -answers)\n", text.Count(len(m.FailedTests), "test", "tests"))
+		b.WriteString("  the tests that failed under it are an exercise's answers: check shows them after you predict (or run -answers)\n")
 	default:
 		for i, name := range m.FailedTests {
 			fmt.Fprintf(b, "  %s\n", name)

@@ -76,7 +76,7 @@ func TestClaim_RefusesMissingJob(t *testing.T) {
 	if got := claim(t, s, "missing", "A", 1, 9); got != 0 {
 		t.Fatalf("Claim(missing) = %d, want 0", got)
 	}
-	if j, err := s.State(t.Context(), "missing"); err != nil || j != nil {
+	if j, err := s.State(lease.Bounded(t), "missing"); err != nil || j != nil {
 		t.Fatalf("State(missing) after Claim = %+v, %v; want nil, nil", j, err)
 	}
 }
@@ -103,7 +103,7 @@ func TestClaim_RejectsInvalidTTL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
 			enqueue(t, s, "job")
-			fence, err := s.Claim(t.Context(), "job", "A", tc.now, tc.ttl)
+			fence, err := s.Claim(lease.Bounded(t), "job", "A", tc.now, tc.ttl)
 			if !errors.Is(err, lease.ErrInvalidTTL) || fence != 0 {
 				t.Fatalf("Claim(ttl=%v) = %d, %v; want 0, ErrInvalidTTL", tc.ttl, fence, err)
 			}
@@ -133,7 +133,7 @@ func TestClaim_RejectsBadArguments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
 			enqueue(t, s, "job")
-			fence, err := s.Claim(t.Context(), tc.id, tc.owner, tc.now, tc.ttl)
+			fence, err := s.Claim(lease.Bounded(t), tc.id, tc.owner, tc.now, tc.ttl)
 			if !errors.Is(err, tc.want) || fence != 0 {
 				t.Fatalf("Claim(%q, %q, now=%v, ttl=%v) = %d, %v; want 0, %v", tc.id, tc.owner, tc.now, tc.ttl, fence, err, tc.want)
 			}
@@ -161,13 +161,13 @@ func TestClaim_RefusesToWrapTheFenceAround(t *testing.T) {
 	if got, want := claim(t, s, "almost", "A", 1, 9), int64(math.MaxInt64); got != want {
 		t.Fatalf("Claim(fence MaxInt64-1) = %d, want %d", got, want)
 	}
-	fence, err := s.Claim(t.Context(), "last", "A", 1, 9)
+	fence, err := s.Claim(lease.Bounded(t), "last", "A", 1, 9)
 	if !errors.Is(err, lease.ErrFenceExhausted) || fence != 0 || !strings.Contains(err.Error(), `"last"`) {
 		t.Fatalf("Claim(fence MaxInt64) = %d, %v; want 0, ErrFenceExhausted naming the job", fence, err)
 	}
 	wantState(t, s, lease.Job{ID: "last", Fence: math.MaxInt64})
 	// The job that got the last fence cannot be claimed again either.
-	if _, err := s.Claim(t.Context(), "almost", "B", 11, 10); !errors.Is(err, lease.ErrFenceExhausted) {
+	if _, err := s.Claim(lease.Bounded(t), "almost", "B", 11, 10); !errors.Is(err, lease.ErrFenceExhausted) {
 		t.Fatalf("Claim(after the last fence) error = %v, want ErrFenceExhausted", err)
 	}
 	wantState(t, s, lease.Job{ID: "almost", Owner: "A", Until: 10, Fence: math.MaxInt64})

@@ -31,7 +31,7 @@ func TestClaimMany_FreshJobHasExactlyOneWinner(t *testing.T) {
 	for round := range 5 {
 		s := newStore(t)
 		enqueue(t, s, "job")
-		fences, err := s.ClaimMany(t.Context(), "job", owners, 1, 9)
+		fences, err := s.ClaimMany(lease.Bounded(t), "job", owners, 1, 9)
 		if err != nil {
 			t.Fatalf("round %d: ClaimMany() error = %v", round, err)
 		}
@@ -50,7 +50,7 @@ func TestClaimMany_FreshJobHasExactlyOneWinner(t *testing.T) {
 func TestClaimMany_LiveLeaseHasNoWinner(t *testing.T) {
 	s := newStore(t)
 	heldByA(t, s)
-	fences, err := s.ClaimMany(t.Context(), "job", []string{"B", "C", "D"}, 5, 10)
+	fences, err := s.ClaimMany(lease.Bounded(t), "job", []string{"B", "C", "D"}, 5, 10)
 	if err != nil {
 		t.Fatalf("ClaimMany() error = %v", err)
 	}
@@ -63,7 +63,7 @@ func TestClaimMany_LiveLeaseHasNoWinner(t *testing.T) {
 func TestClaimMany_RejectsBadArguments(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "job")
-	ctx := t.Context()
+	ctx := lease.Bounded(t)
 	if _, err := s.ClaimMany(ctx, "job", []string{"A", "B"}, 0, 0); !errors.Is(err, lease.ErrInvalidTTL) {
 		t.Errorf("ClaimMany(ttl 0) error = %v, want ErrInvalidTTL", err)
 	}
@@ -90,7 +90,7 @@ func TestClaimMany_RejectsBadArguments(t *testing.T) {
 func TestClaimMany_NamesEveryInvalidOwnerAtItsPlace(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "job")
-	fences, err := s.ClaimMany(t.Context(), "job", []string{"A", "", "B", ""}, 0, 10)
+	fences, err := s.ClaimMany(lease.Bounded(t), "job", []string{"A", "", "B", ""}, 0, 10)
 	if !errors.Is(err, lease.ErrEmptyOwner) || fences != nil {
 		t.Fatalf(`ClaimMany(owners "A", "", "B", "") = %v, %v; want nil, ErrEmptyOwner`, fences, err)
 	}
@@ -124,7 +124,7 @@ func TestClaimMany_NamesEveryInvalidOwnerAtItsPlace(t *testing.T) {
 func TestClaimMany_ReportsAFailedClaimAtItsOwnersPlace(t *testing.T) {
 	path, _ := createJobs(t, jobsDDL, fmt.Sprintf(`INSERT INTO jobs(id, fence) VALUES('last', %d)`, int64(math.MaxInt64)))
 	s := openAt(t, path)
-	fences, err := s.ClaimMany(t.Context(), "last", []string{"A", "B", "C"}, 1, 9)
+	fences, err := s.ClaimMany(lease.Bounded(t), "last", []string{"A", "B", "C"}, 1, 9)
 	if !errors.Is(err, lease.ErrFenceExhausted) || fmt.Sprint(fences) != "[0 0 0]" {
 		t.Fatalf(`ClaimMany("last" at the largest fence, owners A, B, C) = %v, %v; want [0 0 0], ErrFenceExhausted`, fences, err)
 	}
@@ -152,7 +152,7 @@ func TestClaimMany_NoOwnersClaimsNothing(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "job")
 	for _, owners := range [][]string{nil, {}} {
-		fences, err := s.ClaimMany(t.Context(), "job", owners, 0, 10)
+		fences, err := s.ClaimMany(lease.Bounded(t), "job", owners, 0, 10)
 		if err != nil || fences == nil || len(fences) != 0 {
 			t.Errorf("ClaimMany(%#v) = %#v, %v; want [], nil", owners, fences, err)
 		}
@@ -164,7 +164,7 @@ func TestClaimMany_NoOwnersClaimsNothing(t *testing.T) {
 func TestClaimMany_StopsWhenTheContextIsCancelled(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "job")
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(lease.Bounded(t))
 	cancel()
 	fences, err := s.ClaimMany(ctx, "job", []string{"A", "B", "C"}, 0, 10)
 	if !errors.Is(err, context.Canceled) || len(winners(fences)) != 0 {
@@ -189,7 +189,7 @@ func TestClaim_ManyStoresOnOneFileHaveOneWinner(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, s := range stores {
 			wg.Go(func() {
-				fences[i], errs[i] = s.Claim(t.Context(), "job", fmt.Sprintf("w%d", i), now, 5)
+				fences[i], errs[i] = s.Claim(lease.Bounded(t), "job", fmt.Sprintf("w%d", i), now, 5)
 			})
 		}
 		wg.Wait()
@@ -211,7 +211,7 @@ func TestClaimMany_ManyMoreOwnersThanPooledConnections(t *testing.T) {
 	for i := range owners {
 		owners[i] = fmt.Sprintf("w%02d", i)
 	}
-	fences, err := s.ClaimMany(t.Context(), "job", owners, 0, 10)
+	fences, err := s.ClaimMany(lease.Bounded(t), "job", owners, 0, 10)
 	if err != nil {
 		t.Fatalf("ClaimMany(64 owners) error = %v, want nil", err)
 	}
@@ -237,7 +237,7 @@ func TestClaimMany_StopsWhenTheContextEndsWhileItWaits(t *testing.T) {
 	s := openAt(t, path)
 	enqueue(t, s, "job")
 	commit := holdWriteLock(t, path)
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(lease.Bounded(t))
 	defer cancel()
 	ctx = lease.WaitWatch(ctx)
 	go func() {
@@ -262,4 +262,17 @@ func TestClaimMany_StopsWhenTheContextEndsWhileItWaits(t *testing.T) {
 		}
 	}
 	wantState(t, s, lease.Job{ID: "job"})
+}
+
+// ClaimMany with no owners checks its context as any call does: under an
+// ended one it is an error, as with owners, not an empty answer.
+func TestClaimMany_NoOwnersUnderAnEndedContextIsAnError(t *testing.T) {
+	s := newStore(t)
+	enqueue(t, s, "job")
+	ctx, cancel := context.WithCancelCause(lease.Bounded(t))
+	cancel(errWorkerStopped)
+	fences, err := s.ClaimMany(ctx, "job", nil, 0, 10)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, errWorkerStopped) || len(fences) != 0 {
+		t.Fatalf("ClaimMany(ended context, no owners) = %v, %v; want no fence and an error that wraps context.Canceled and its cause", fences, err)
+	}
 }

@@ -14,7 +14,7 @@ func TestComplete_StoresResultUnderLiveLease(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "job")
 	f := mustClaim(t, s, "job", "A", 1, 9)
-	ok, err := s.Complete(t.Context(), "job", "A", f, 9.5, "result of A")
+	ok, err := s.Complete(lease.Bounded(t), "job", "A", f, 9.5, "result of A")
 	if err != nil || !ok {
 		t.Fatalf("Complete(live) = %v, %v; want true, nil", ok, err)
 	}
@@ -56,7 +56,7 @@ func TestComplete_RefusesMissingJob(t *testing.T) {
 	if complete(t, s, "missing", "A", 1, 0, "r") {
 		t.Fatalf("Complete(missing) = true, want false")
 	}
-	if j, err := s.State(t.Context(), "missing"); err != nil || j != nil {
+	if j, err := s.State(lease.Bounded(t), "missing"); err != nil || j != nil {
 		t.Fatalf("State(missing) after Complete = %+v, %v; want nil, nil", j, err)
 	}
 }
@@ -64,7 +64,7 @@ func TestComplete_RefusesMissingJob(t *testing.T) {
 func TestComplete_RejectsBadArguments(t *testing.T) {
 	s := newStore(t)
 	heldByA(t, s)
-	ctx := t.Context()
+	ctx := lease.Bounded(t)
 	if _, err := s.Complete(ctx, "", "A", 1, 5, "r"); !errors.Is(err, lease.ErrEmptyID) {
 		t.Errorf(`Complete(id "") error = %v, want ErrEmptyID`, err)
 	}

@@ -3,8 +3,12 @@ package lease_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/lease"
 )
@@ -82,7 +86,7 @@ func TestEveryMethod_WritesNothingOnceTheContextHasEnded(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			live := newStore(t)
 			heldByA(t, live)
-			if err := w.do(t.Context(), live); err != nil {
+			if err := w.do(lease.Bounded(t), live); err != nil {
 				t.Fatalf("%s() with a live context error = %v", w.name, err)
 			}
 			if stored(t, live) == untouched {
@@ -91,7 +95,7 @@ func TestEveryMethod_WritesNothingOnceTheContextHasEnded(t *testing.T) {
 
 			s := newStore(t)
 			heldByA(t, s)
-			ctx, cancel := context.WithCancelCause(t.Context())
+			ctx, cancel := context.WithCancelCause(lease.Bounded(t))
 			cancel(errWorkerStopped)
 			wantEnded(t, w.name+"(ended context)", w.do(ctx, s))
 			if got := stored(t, s); got != untouched {
@@ -110,7 +114,7 @@ func TestEveryMethod_WritesNothingWhenTheContextEndsWhileItWaits(t *testing.T) {
 			s := openAt(t, path)
 			heldByA(t, s)
 			commit := holdWriteLock(t, path)
-			ctx, cancel := context.WithCancelCause(t.Context())
+			ctx, cancel := context.WithCancelCause(lease.Bounded(t))
 			defer cancel(nil)
 			ctx = lease.WaitWatch(ctx)
 			go func() {
@@ -132,7 +136,7 @@ func TestEveryMethod_WritesNothingWhenTheContextEndsWhileItWaits(t *testing.T) {
 func TestState_IsAnErrorOnceTheContextHasEnded(t *testing.T) {
 	s := newStore(t)
 	heldByA(t, s)
-	ctx, cancel := context.WithCancelCause(t.Context())
+	ctx, cancel := context.WithCancelCause(lease.Bounded(t))
 	cancel(errWorkerStopped)
 	for _, id := range []string{"job", "missing"} {
 		j, err := s.State(ctx, id)
@@ -146,7 +150,7 @@ func TestState_IsAnErrorOnceTheContextHasEnded(t *testing.T) {
 func TestOpenContext_ErrorWrapsTheContextsCause(t *testing.T) {
 	t.Run("EndedBeforeOpen", func(t *testing.T) {
 		path := newPath(t)
-		ctx, cancel := context.WithCancelCause(t.Context())
+		ctx, cancel := context.WithCancelCause(lease.Bounded(t))
 		cancel(errWorkerStopped)
 		s, err := lease.OpenContext(ctx, path)
 		if err == nil {
@@ -161,7 +165,7 @@ func TestOpenContext_ErrorWrapsTheContextsCause(t *testing.T) {
 		path := newPath(t)
 		commit := holdWriteLock(t, path)
 		defer commit()
-		ctx, cancel := context.WithCancelCause(t.Context())
+		ctx, cancel := context.WithCancelCause(lease.Bounded(t))
 		defer cancel(nil)
 		ctx = lease.WaitWatch(ctx)
 		go func() {
@@ -174,4 +178,75 @@ func TestOpenContext_ErrorWrapsTheContextsCause(t *testing.T) {
 		}
 		wantEnded(t, "OpenContext(context ended while it waited)", err)
 	})
+}
+
+// A write's error means that nothing was written, and its answer that the
+// write is stored: each write, its context ended at moments spread over
+// the time one takes (before it starts, while it waits, while its
+// statement runs, at the commit, after), is either stored and answered
+// true, or refused and reported as an error, never stored and reported as
+// cancelled (a worker that then retried would get false, and believe it
+// had lost its lease).
+func TestEveryWrite_AnErrorMeansNothingWasWritten(t *testing.T) {
+	s := newStore(t)
+	// How long one write takes here (the median of a few), which sets the
+	// spread of the moments.
+	var took []time.Duration
+	for i := range 9 {
+		start := time.Now()
+		enqueue(t, s, fmt.Sprint("timing-", i))
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	spread := took[len(took)/2]
+	rnd := rand.New(rand.NewPCG(1, 2))
+	writes := []struct {
+		name  string
+		do    func(ctx context.Context, id string) (bool, error)
+		wrote func(j *lease.Job) bool // whether the write is in j
+	}{
+		{"Enqueue", func(ctx context.Context, id string) (bool, error) { return s.Enqueue(ctx, id+"-new") },
+			nil},
+		{"Renew", func(ctx context.Context, id string) (bool, error) { return s.Renew(ctx, id, "A", 1, 5, 100) },
+			func(j *lease.Job) bool { return j.Until == 105 }},
+		{"Complete", func(ctx context.Context, id string) (bool, error) { return s.Complete(ctx, id, "A", 1, 5, "r") },
+			func(j *lease.Job) bool { return j.Done && j.Result == "r" }},
+		{"Release", func(ctx context.Context, id string) (bool, error) { return s.Release(ctx, id, "A", 1) },
+			func(j *lease.Job) bool { return j.Owner == "" }},
+	}
+	const tries = 100
+	for _, w := range writes {
+		stored, refused := 0, 0
+		for i := range tries {
+			id := fmt.Sprintf("%s-%d", w.name, i)
+			enqueue(t, s, id)
+			mustClaim(t, s, id, "A", 1, 10)
+			ctx, cancel := context.WithCancel(lease.Bounded(t))
+			stop := time.AfterFunc(time.Duration(rnd.Int64N(int64(spread)+1)), cancel)
+			ok, err := w.do(ctx, id)
+			stop.Stop()
+			cancel()
+			var j *lease.Job
+			if w.wrote == nil {
+				j, _ = s.State(lease.Bounded(t), id+"-new")
+			} else {
+				got := state(t, s, id)
+				j = &got
+			}
+			wrote := j != nil && (w.wrote == nil || w.wrote(j))
+			switch {
+			case err != nil && wrote:
+				t.Fatalf("%s(context ended at a random moment) error = %v, and the write is stored: %+v", w.name, err, j)
+			case err == nil && ok != wrote:
+				t.Fatalf("%s(context ended at a random moment) = %v, nil, and the write is stored: %v (%+v)", w.name, ok, wrote, j)
+			case err != nil && !errors.Is(err, context.Canceled):
+				t.Fatalf("%s(context ended at a random moment) error = %v, want one that wraps context.Canceled", w.name, err)
+			case err != nil:
+				refused++
+			default:
+				stored++
+			}
+		}
+		t.Logf("%s: %d stored, %d refused, of %d with their context ended within %v", w.name, stored, refused, tries, spread)
+	}
 }

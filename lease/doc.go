@@ -113,13 +113,18 @@
 // overflows to +Inf is refused, never clamped. A now is wrong when it is
 // negative, NaN or infinite; -0 is 0. A refused call changes nothing.
 //
-// A context that has ended when a call starts, or that ends while the call
-// waits for another connection's lock, stops the call: nothing is
-// written, and the error wraps the context's error and its cause (the
-// one given to [context.WithCancelCause]), for [errors.Is]. [Store.State]
-// under such a context is an error too, never "no such job". An error of
-// SQLite itself (a full disk, a busy timeout) keeps its *sqlite.Error
-// (modernc.org/sqlite) for [errors.As].
+// A write's error means that nothing was written, and its answer without
+// an error that the write is stored. A context that has ended when a call
+// starts, that ends while the call waits for another connection's lock,
+// or that ends while its statement runs, before the commit, stops the
+// call: nothing is written, and the error wraps the context's error and
+// its cause (the one given to [context.WithCancelCause]), for
+// [errors.Is]. A context that ends once the commit has begun changes
+// nothing: the write is stored, and the call reports it as if the context
+// had not ended. [Store.State] under an ended context is an error too,
+// never "no such job". An error of SQLite itself (a full disk, a busy
+// timeout) keeps its *sqlite.Error (modernc.org/sqlite) for [errors.As].
+// A call on a closed Store fails with [ErrClosed].
 //
 // Stored state is read as it was written: a job that nobody holds has
 // owner NULL in the table (Job.Owner ""), never the empty string.
@@ -129,19 +134,29 @@
 // Each write is one transaction that holds the file's write lock. A call
 // that meets another connection's lock waits for it, for at most the busy
 // timeout of 10 s (then SQLITE_BUSY, "database is locked"), or until its
-// context ends. [Store.State] never waits for a writer: in WAL mode a
-// reader sees the last commit while another connection writes.
+// context ends. [Store.State] never waits for a writer: it reads on
+// connections of its own (at most 4; a State beyond them waits for one of
+// them), and in WAL mode a reader sees the last commit while another
+// connection writes, so neither a writer's lock nor writes queued for the
+// pool hold it up.
 //
-// A Store holds at most 8 connections to the file, so at most 8
-// descriptors of it, however many calls run at once: [Store.ClaimMany]
-// runs one Claim per owner, on its own goroutine, and the claims beyond 8
-// wait for a connection of the pool, not for the file. [Store.Close]
-// closes them all; [Open] opens one more while it runs, and closes it
-// before it returns. [Open]'s waits share one deadline, the busy timeout
-// from its start, whatever statement meets the lock; it tries again after
-// 1 ms, then after twice as long each time, up to 50 ms.
+// The Stores of one file in one process share its connections: at most 8
+// that write and 4 that read, so at most 12 descriptors of the file,
+// however many calls and Stores there are. [Store.ClaimMany] runs one
+// Claim per owner, on its own goroutine, and the claims beyond 8 wait for
+// a connection of the pool, not for the file. The connections stay open
+// until the last of the file's Stores closes, and its [Store.Close] closes
+// them all: SQLite keeps the descriptor of a connection closed earlier
+// open while another connection of the process locks the file, which in
+// WAL mode every open one does. [Open] of a file that no Store of the
+// process has open opens one connection more while it runs, and closes it
+// before it returns; of one that a Store has open, it runs on a
+// connection of their pool. [Open]'s waits share one deadline, the busy
+// timeout from its start, whatever statement meets the lock; it tries
+// again after 1 ms, then after twice as long each time, up to 50 ms.
 //
-// With no owners, ClaimMany claims nothing and returns an empty slice. A
+// With no owners, ClaimMany claims nothing and returns an empty slice,
+// unless its context has ended: the context is checked as for any call. A
 // claim of ClaimMany that fails, the context's end included, is an
 // [OwnerError] at its owner's place, with that owner's fence 0.
 //
@@ -151,5 +166,6 @@
 // those characters of the name. A jobs table created by hand is accepted
 // when it means the same as the one this package creates, whatever its
 // spelling: keywords and names in any case, names quoted or not, any
-// whitespace (CRLF line ends too), comments.
+// whitespace (CRLF line ends too), comments; a column's name is compared
+// as SQLite compares names, its ASCII letters in any case ("ID", "Owner").
 package lease

@@ -10,7 +10,7 @@ import (
 // pooled connection, and when Claim's transaction takes the write lock.
 
 func TestOpen_EveryConnectionIsDurable(t *testing.T) {
-	ctx := t.Context()
+	ctx := Bounded(t)
 	s, err := Open(filepath.Join(t.TempDir(), "jobs.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestOpen_EveryConnectionIsDurable(t *testing.T) {
 
 func TestClaim_ReadsOnlyAfterTakingTheWriteLock(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
+	ctx := Bounded(t)
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	s, err := Open(path)
 	if err != nil {

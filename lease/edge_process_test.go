@@ -205,6 +205,7 @@ func TestClaim_AFailedCommitNeverGrants(t *testing.T) {
 		}
 		got = append(got, o)
 	}
+	c.stuck(t)
 	if err := c.cmd.Wait(); err != nil || len(got) != 3 {
 		t.Fatalf("the child ended with %v after %d outcomes %+v, want 3", err, len(got), got)
 	}

@@ -11,7 +11,7 @@ import (
 
 func TestEnqueue_NewJobHasDefaultState(t *testing.T) {
 	s := newStore(t)
-	added, err := s.Enqueue(t.Context(), "job")
+	added, err := s.Enqueue(lease.Bounded(t), "job")
 	if err != nil || !added {
 		t.Fatalf("Enqueue(new) = %v, %v; want true, nil", added, err)
 	}
@@ -23,7 +23,7 @@ func TestEnqueue_DuplicateKeepsLeaseInFlight(t *testing.T) {
 	enqueue(t, s, "job")
 	mustClaim(t, s, "job", "A", 1, 9)
 
-	added, err := s.Enqueue(t.Context(), "job")
+	added, err := s.Enqueue(lease.Bounded(t), "job")
 	if err != nil || added {
 		t.Fatalf("Enqueue(existing) = %v, %v; want false, nil", added, err)
 	}
@@ -41,7 +41,7 @@ func TestEnqueue_DuplicateKeepsCompletedResult(t *testing.T) {
 		t.Fatalf("Complete() = false, want true")
 	}
 
-	if added, err := s.Enqueue(t.Context(), "job"); err != nil || added {
+	if added, err := s.Enqueue(lease.Bounded(t), "job"); err != nil || added {
 		t.Fatalf("Enqueue(completed) = %v, %v; want false, nil", added, err)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1, Result: "done by A", Done: true})
@@ -49,8 +49,19 @@ func TestEnqueue_DuplicateKeepsCompletedResult(t *testing.T) {
 
 func TestEnqueue_RejectsEmptyID(t *testing.T) {
 	s := newStore(t)
-	added, err := s.Enqueue(t.Context(), "")
+	added, err := s.Enqueue(lease.Bounded(t), "")
 	if !errors.Is(err, lease.ErrEmptyID) || added {
 		t.Fatalf(`Enqueue("") = %v, %v; want false, ErrEmptyID`, added, err)
+	}
+}
+
+// A new job is held by nobody: its owner is NULL in the table, as a
+// released job's is, never the empty string, which other readers of the
+// file would take for an owner.
+func TestEnqueue_ANewJobsOwnerIsNullInTheTable(t *testing.T) {
+	path := newPath(t)
+	enqueue(t, openAt(t, path), "job")
+	if got := ownerType(t, path, "job"); got != "null" {
+		t.Fatalf("a new job's owner is stored as %s, want null", got)
 	}
 }

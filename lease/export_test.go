@@ -3,8 +3,11 @@ package lease
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"runtime"
 	"sync"
+	"testing"
+	"time"
 )
 
 // busyWatch is a context that notices when a call made with it waits for
@@ -65,4 +68,68 @@ func BusyTimeout(ctx context.Context, s *Store) (int, error) {
 	var ms int
 	err := s.db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&ms)
 	return ms, err
+}
+
+// WaitLimit bounds every wait of the suite: for a channel, a condition, a
+// call that may block. A fault that breaks locking (a lock taken too late,
+// a read on another connection, a shared cache, rows left open) turns a
+// wait that takes milliseconds into one that never ends; the suite then
+// fails after WaitLimit, saying what it waited for, instead of running
+// until go test's own timeout. It is no measure of speed: a wait that
+// ends at all ends in milliseconds.
+const WaitLimit = 5 * time.Second
+
+// Await returns what ch gives, or fails the test after WaitLimit, naming
+// what it waited for.
+func Await[T any](tb testing.TB, what string, ch <-chan T) T {
+	tb.Helper()
+	timer := time.NewTimer(WaitLimit)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		tb.Fatalf("waited %v for %s; it never came: a lock that is never released, or a wait that never ends", WaitLimit, what)
+		panic("unreachable")
+	}
+}
+
+// Within runs f and returns its results, or fails the test when it has not
+// returned after WaitLimit, naming the call (f is then left behind,
+// blocked).
+func Within[T any](tb testing.TB, call string, f func() (T, error)) (T, error) {
+	tb.Helper()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	r := Await(tb, call+" to return", done)
+	return r.v, r.err
+}
+
+// Eventually waits until cond holds, or fails the test after WaitLimit,
+// naming what it waited for.
+func Eventually(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(WaitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("waited %v until %s; it never did", WaitLimit, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Bounded returns the test's context, ending after WaitLimit: calls made
+// with it that wait on each other or on a lock end then, with the
+// context's error, which the test reports.
+func Bounded(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeoutCause(tb.Context(), WaitLimit, fmt.Errorf("the suite's bound on a wait, %v, passed", WaitLimit))
+	tb.Cleanup(cancel)
+	return ctx
 }

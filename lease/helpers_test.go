@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -13,10 +14,17 @@ func newPath(tb testing.TB) string {
 	return filepath.Join(tb.TempDir(), "jobs.db")
 }
 
+// open is lease.Open, bounded: a call that never returns fails the test
+// (see lease.Within).
+func open(tb testing.TB, path string) (*lease.Store, error) {
+	tb.Helper()
+	return lease.Within(tb, fmt.Sprintf("Open(%q)", path), func() (*lease.Store, error) { return lease.Open(path) })
+}
+
 // openAt opens a Store on path and closes it when the test ends.
 func openAt(tb testing.TB, path string) *lease.Store {
 	tb.Helper()
-	s, err := lease.Open(path)
+	s, err := open(tb, path)
 	if err != nil {
 		tb.Fatalf("Open(%q) error = %v", path, err)
 	}
@@ -36,7 +44,7 @@ func newStore(tb testing.TB) *lease.Store {
 
 func enqueue(tb testing.TB, s *lease.Store, id string) {
 	tb.Helper()
-	added, err := s.Enqueue(tb.Context(), id)
+	added, err := s.Enqueue(lease.Bounded(tb), id)
 	if err != nil || !added {
 		tb.Fatalf("Enqueue(%q) = %v, %v; want true, nil", id, added, err)
 	}
@@ -44,7 +52,7 @@ func enqueue(tb testing.TB, s *lease.Store, id string) {
 
 func claim(tb testing.TB, s *lease.Store, id, owner string, now, ttl float64) int64 {
 	tb.Helper()
-	fence, err := s.Claim(tb.Context(), id, owner, now, ttl)
+	fence, err := s.Claim(lease.Bounded(tb), id, owner, now, ttl)
 	if err != nil {
 		tb.Fatalf("Claim(%q, %q, now=%v, ttl=%v) error = %v", id, owner, now, ttl, err)
 	}
@@ -63,7 +71,7 @@ func mustClaim(tb testing.TB, s *lease.Store, id, owner string, now, ttl float64
 
 func complete(tb testing.TB, s *lease.Store, id, owner string, fence int64, now float64, result string) bool {
 	tb.Helper()
-	ok, err := s.Complete(tb.Context(), id, owner, fence, now, result)
+	ok, err := s.Complete(lease.Bounded(tb), id, owner, fence, now, result)
 	if err != nil {
 		tb.Fatalf("Complete(%q, %q, fence=%d, now=%v) error = %v", id, owner, fence, now, err)
 	}
@@ -73,7 +81,7 @@ func complete(tb testing.TB, s *lease.Store, id, owner string, fence int64, now 
 // state reads the stored state of id; it fails the test if the job is missing.
 func state(tb testing.TB, s *lease.Store, id string) lease.Job {
 	tb.Helper()
-	j, err := s.State(tb.Context(), id)
+	j, err := s.State(lease.Bounded(tb), id)
 	if err != nil {
 		tb.Fatalf("State(%q) error = %v", id, err)
 	}

@@ -28,7 +28,7 @@ func TestClaim_IdsAndOwnersAreComparedByteForByte(t *testing.T) {
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "a", Until: 10, Fence: 1})
 	wantState(t, s, lease.Job{ID: "JOB", Owner: " ", Until: 10, Fence: 1})
-	if j, err := s.State(t.Context(), "Job"); err != nil || j != nil {
+	if j, err := s.State(lease.Bounded(t), "Job"); err != nil || j != nil {
 		t.Fatalf(`State("Job") = %+v, %v; want nil, nil: no such job`, j, err)
 	}
 }
@@ -37,11 +37,11 @@ func TestRenew_OwnerIsComparedByteForByte(t *testing.T) {
 	s := newStore(t)
 	twins(t, s)
 	for _, tc := range []struct{ id, owner string }{{"job", "A"}, {"JOB", ""}, {"JOB", "  "}, {"Job", "a"}} {
-		if ok, err := s.Renew(t.Context(), tc.id, tc.owner, 1, 5, 10); ok {
+		if ok, err := s.Renew(lease.Bounded(t), tc.id, tc.owner, 1, 5, 10); ok {
 			t.Errorf("Renew(%q, %q) = true, %v; want false", tc.id, tc.owner, err)
 		}
 	}
-	if ok, err := s.Renew(t.Context(), "JOB", " ", 1, 5, 10); err != nil || !ok {
+	if ok, err := s.Renew(lease.Bounded(t), "JOB", " ", 1, 5, 10); err != nil || !ok {
 		t.Fatalf(`Renew("JOB", " ") = %v, %v; want true, nil`, ok, err)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "a", Until: 10, Fence: 1})
@@ -52,7 +52,7 @@ func TestComplete_OwnerIsComparedByteForByte(t *testing.T) {
 	s := newStore(t)
 	twins(t, s)
 	for _, tc := range []struct{ id, owner string }{{"job", "A"}, {"JOB", "  "}, {"Job", "a"}} {
-		if ok, err := s.Complete(t.Context(), tc.id, tc.owner, 1, 5, "r"); ok {
+		if ok, err := s.Complete(lease.Bounded(t), tc.id, tc.owner, 1, 5, "r"); ok {
 			t.Errorf("Complete(%q, %q) = true, %v; want false", tc.id, tc.owner, err)
 		}
 	}
@@ -67,11 +67,11 @@ func TestRelease_OwnerIsComparedByteForByte(t *testing.T) {
 	s := newStore(t)
 	twins(t, s)
 	for _, tc := range []struct{ id, owner string }{{"job", "A"}, {"JOB", "  "}, {"Job", "a"}} {
-		if ok, err := s.Release(t.Context(), tc.id, tc.owner, 1); ok {
+		if ok, err := s.Release(lease.Bounded(t), tc.id, tc.owner, 1); ok {
 			t.Errorf("Release(%q, %q) = true, %v; want false", tc.id, tc.owner, err)
 		}
 	}
-	if ok, err := s.Release(t.Context(), "JOB", " ", 1); err != nil || !ok {
+	if ok, err := s.Release(lease.Bounded(t), "JOB", " ", 1); err != nil || !ok {
 		t.Fatalf(`Release("JOB", " ") = %v, %v; want true, nil`, ok, err)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "a", Until: 10, Fence: 1})

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -76,9 +79,36 @@ type Job struct {
 }
 
 // Store is a handle on one SQLite file of jobs. It is safe for concurrent
-// use; several Stores, in one process or many, may share a file.
+// use; several Stores, in one process or many, may share a file. The Stores
+// of one file in one process share its connections (see shared).
 type Store struct {
-	db *sql.DB
+	db     *sql.DB // the writes' pool, of at most maxConns connections
+	reads  *sql.DB // State's, of at most maxReads: it never waits for a writer
+	file   *shared
+	closed atomic.Bool
+}
+
+// maxReads bounds State's own connections: States beyond it wait for one
+// of them, never for a writer's.
+const maxReads = 4
+
+// shared is a file's connections in this process, shared by its Stores:
+// SQLite keeps the descriptor of a closed connection open while another
+// connection of the process holds a lock on the same file (closing it
+// would drop that connection's POSIX locks too), and in WAL mode every
+// open connection holds one. Connections of one pool, shared and never
+// closed before the last Store of the file is, leave no descriptor behind.
+type shared struct {
+	info      os.FileInfo // the file's identity
+	db, reads *sql.DB
+	stores    int
+}
+
+// files are the files this process has open, each with its Stores'
+// connections.
+var files struct {
+	sync.Mutex
+	open []*shared
 }
 
 // dsn returns the modernc.org/sqlite data source name for path. The pragmas
@@ -137,15 +167,98 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, &openError{path, err}
 	}
-	if err := prepare(ctx, path); err != nil {
+	f, err := openShared(ctx, path)
+	if err != nil {
 		return nil, &openError{path, withContext(ctx, err)}
 	}
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		return nil, &openError{path, err}
+	return &Store{db: f.db, reads: f.reads, file: f}, nil
+}
+
+// openShared prepares the file at path (see prepare) and returns its
+// connections, counting one Store more: those of this process's Stores of
+// it, or new ones.
+func openShared(ctx context.Context, path string) (*shared, error) {
+	if f := sharedOf(path); f != nil {
+		// On a connection of its own pool: one more would leave its
+		// descriptor open when it closed (see shared). The wait for one
+		// ends with Open's other waits.
+		wait, cancel := context.WithTimeout(ctx, openTimeout(ctx))
+		defer cancel()
+		conn, err := f.db.Conn(wait)
+		if err == nil {
+			err = prepareOn(ctx, conn, true)
+			conn.Close()
+		}
+		if err != nil {
+			f.release()
+			return nil, err
+		}
+		return f, nil
 	}
+	if err := prepare(ctx, path); err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if hook, ok := ctx.Value(beforeShareHook{}).(func()); ok {
+		hook()
+	}
+	files.Lock()
+	defer files.Unlock()
+	for _, f := range files.open {
+		if os.SameFile(f.info, info) {
+			// Another Open of the file got there first.
+			f.stores++
+			return f, nil
+		}
+	}
+	// sql.Open connects to nothing yet: an error is an unknown driver's.
+	db, err := sql.Open("sqlite", dsn(path))
+	reads, rerr := sql.Open("sqlite", dsn(path)+"&_pragma=query_only(1)")
+	if err := errors.Join(err, rerr); err != nil {
+		return nil, err
+	}
+	// Connections are kept until the last Store closes: one closed
+	// before would leave its descriptor open (see shared).
 	db.SetMaxOpenConns(maxConns)
-	return &Store{db: db}, nil
+	db.SetMaxIdleConns(maxConns)
+	reads.SetMaxOpenConns(maxReads)
+	reads.SetMaxIdleConns(maxReads)
+	f := &shared{info: info, db: db, reads: reads, stores: 1}
+	files.open = append(files.open, f)
+	return f, nil
+}
+
+// sharedOf returns the connections of this process's Stores of the file at
+// path, counting one Store more; nil if none has it open.
+func sharedOf(path string) *shared {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	files.Lock()
+	defer files.Unlock()
+	for _, f := range files.open {
+		if os.SameFile(f.info, info) {
+			f.stores++
+			return f
+		}
+	}
+	return nil
+}
+
+// release counts one Store of f less, and closes its connections after the
+// last one.
+func (f *shared) release() error {
+	files.Lock()
+	defer files.Unlock()
+	if f.stores--; f.stores > 0 {
+		return nil
+	}
+	files.open = slices.DeleteFunc(files.open, func(other *shared) bool { return other == f })
+	return errors.Join(f.db.Close(), f.reads.Close())
 }
 
 // openError is an error of Open: "lease: open PATH: " and the cause,
@@ -186,6 +299,20 @@ func prepare(ctx context.Context, path string) error {
 		return err
 	}
 	defer conn.Close()
+	return prepareOn(ctx, conn, false)
+}
+
+// prepareOn is prepare on conn: prepare's own connection, or, pooled, a
+// connection of the Stores of the file in this process, whose busy
+// timeout it sets to 0 while it runs and then back, and which it hands
+// back with no transaction open.
+func prepareOn(ctx context.Context, conn *sql.Conn, pooled bool) (err error) {
+	if pooled {
+		if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout=0"); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeoutMillis))
+	}
 	clock := clockOf(ctx)
 	deadline := clock.Now().Add(openTimeout(ctx))
 	exec := func(stmt string) error {
@@ -202,6 +329,14 @@ func prepare(ctx context.Context, path string) error {
 	if err := exec("BEGIN IMMEDIATE"); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			// A refused file is left as it was; and a pooled connection
+			// must not keep the transaction, and the file's write lock.
+			// (After the commit there is none, and ROLLBACK does nothing.)
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
 	if err := checkSchema(ctx, conn); err != nil {
 		return err
 	}
@@ -238,18 +373,22 @@ func prepareDSN(path string) string {
 	return "file:" + escapePath(path) + "?_pragma=busy_timeout(0)"
 }
 
-// beforeWALHook, waitHook, openTimeoutKey and clockKey are the keys of
-// context values that tests set, to order another connection's steps with
-// Open's without guessing at timing, and to shorten or follow its waits: a
-// func() that prepare calls between its commit and the switch to WAL, one
-// that retryBusy calls each time another connection's lock makes it wait,
-// the time.Duration that replaces the busy timeout, and the clock that
-// Open reads and waits with.
+// beforeShareHook, beforeWALHook, waitHook, openTimeoutKey and clockKey
+// are the keys of context values that tests set, to order another
+// connection's steps with Open's without guessing at timing, and to
+// shorten or follow its waits: a func() that Open calls once it has
+// prepared a file that no Store of the process had open, before it
+// shares the file's connections; one that prepare calls between its
+// commit and the switch to WAL; one that retryBusy calls each time
+// another connection's lock makes it wait; the time.Duration that
+// replaces the busy timeout; and the clock that Open reads and waits
+// with.
 type (
-	beforeWALHook  struct{}
-	waitHook       struct{}
-	openTimeoutKey struct{}
-	clockKey       struct{}
+	beforeShareHook struct{}
+	beforeWALHook   struct{}
+	waitHook        struct{}
+	openTimeoutKey  struct{}
+	clockKey        struct{}
 )
 
 // clock is what Open reads the time and waits with.
@@ -401,6 +540,7 @@ func columns(ctx context.Context, tx querier) ([]column, error) {
 		if err := rows.Scan(&c.name, &c.typ, &c.notNull, &c.dflt, &pk, &hidden); err != nil {
 			return nil, fmt.Errorf("read jobs table: %w", err)
 		}
+		c.name = asciiLower(c.name) // SQLite's rule for names: ASCII letters in any case
 		c.pk = pk > 0
 		c.hidden = hidden != 0
 		got = append(got, c)
@@ -518,9 +658,54 @@ func isPlainName(name string) bool {
 	return true
 }
 
-// Close closes the store's connections.
+// Close closes the store. The last Store of its file in this process
+// closes every connection to the file, and with them every descriptor.
+// A call after Close fails with ErrClosed.
 func (s *Store) Close() error {
-	return s.db.Close()
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.file.release()
+}
+
+// ErrClosed is the error of a call on a Store after its Close.
+var ErrClosed = errors.New("lease: the store is closed")
+
+// open returns ErrClosed once s is closed.
+func (s *Store) open() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// write runs stmt, a write of one row, in a transaction of its own, and
+// reports whether it wrote the row: an error means that nothing was
+// written, and no error that the write is stored, however ctx ends. A
+// context that ends before the commit (while the call waits for the lock,
+// or while the statement runs) rolls the write back; one that ends after
+// the commit began does not undo it, and the call reports the write.
+func (s *Store) write(ctx context.Context, op, stmt string, args ...any) (bool, error) {
+	if err := s.open(); err != nil {
+		return false, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, callError(ctx, op, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, stmt, args...)
+	if err != nil {
+		return false, callError(ctx, op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, callError(ctx, op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, callError(ctx, op, err)
+	}
+	return n == 1, nil
 }
 
 // Enqueue registers job id with the default state: no owner, until 0, fence
@@ -531,8 +716,7 @@ func (s *Store) Enqueue(ctx context.Context, id string) (bool, error) {
 	if id == "" {
 		return false, ErrEmptyID
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO jobs(id) VALUES(?)`, id)
-	return affected(ctx, "enqueue", res, err)
+	return s.write(ctx, "enqueue", `INSERT OR IGNORE INTO jobs(id) VALUES(?)`, id)
 }
 
 // State returns the stored state of job id (step 3), or nil and no error if
@@ -541,11 +725,14 @@ func (s *Store) State(ctx context.Context, id string) (*Job, error) {
 	if id == "" {
 		return nil, ErrEmptyID
 	}
+	if err := s.open(); err != nil {
+		return nil, err
+	}
 	var (
 		j             Job
 		owner, result sql.NullString
 	)
-	err := s.db.QueryRowContext(ctx,
+	err := s.reads.QueryRowContext(ctx,
 		`SELECT id, owner, until, fence, result, done FROM jobs WHERE id=?`, id,
 	).Scan(&j.ID, &owner, &j.Until, &j.Fence, &result, &j.Done)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -572,6 +759,9 @@ func (s *Store) Claim(ctx context.Context, id, owner string, now, ttl float64) (
 		return 0, err
 	}
 	if err := checkHolder(id, owner); err != nil {
+		return 0, err
+	}
+	if err := s.open(); err != nil {
 		return 0, err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -623,10 +813,9 @@ func (s *Store) Renew(ctx context.Context, id, owner string, fence int64, now, t
 	if err := checkHolder(id, owner); err != nil {
 		return false, err
 	}
-	res, err := s.db.ExecContext(ctx,
+	return s.write(ctx, "renew",
 		`UPDATE jobs SET until=? WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?`,
 		expires, id, owner, fence, now)
-	return affected(ctx, "renew", res, err)
 }
 
 // Complete stores result for job id and marks it done (step 6). It succeeds
@@ -641,10 +830,9 @@ func (s *Store) Complete(ctx context.Context, id, owner string, fence int64, now
 	if err := checkHolder(id, owner); err != nil {
 		return false, err
 	}
-	res, err := s.db.ExecContext(ctx,
+	return s.write(ctx, "complete",
 		`UPDATE jobs SET result=?, done=1 WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?`,
 		result, id, owner, fence, now)
-	return affected(ctx, "complete", res, err)
 }
 
 // Release gives up the lease of owner at fence on job id (step 7): the
@@ -655,10 +843,9 @@ func (s *Store) Release(ctx context.Context, id, owner string, fence int64) (boo
 	if err := checkHolder(id, owner); err != nil {
 		return false, err
 	}
-	res, err := s.db.ExecContext(ctx,
+	return s.write(ctx, "release",
 		`UPDATE jobs SET owner=NULL, until=0 WHERE id=? AND owner=? AND fence=? AND done=0`,
 		id, owner, fence)
-	return affected(ctx, "release", res, err)
 }
 
 // ClaimMany calls Claim for every owner at the same time and returns their
@@ -691,6 +878,9 @@ func (s *Store) ClaimMany(ctx context.Context, id string, owners []string, now, 
 	}
 	if len(bad) > 0 {
 		return nil, errors.Join(bad...)
+	}
+	if err := s.open(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, callError(ctx, "claim many", err)
@@ -761,19 +951,6 @@ func checkHolder(id, owner string) error {
 		return ErrEmptyOwner
 	}
 	return nil
-}
-
-// affected turns the result of a single-row write into the answer of op:
-// true if the row was written.
-func affected(ctx context.Context, op string, res sql.Result, err error) (bool, error) {
-	if err != nil {
-		return false, callError(ctx, op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, callError(ctx, op, err)
-	}
-	return n == 1, nil
 }
 
 // callError is the error of op when the store failed it: "lease: op: "

@@ -261,6 +261,17 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 	path := newPath(t)
 	s := openAt(t, path)
 	epoch := time.Now()
+	// Every client, goroutine or process, is stopped at the run's limit
+	// (a few seconds' work takes one): a client stuck on a lock fails the
+	// test, which says so.
+	ctx, cancel := context.WithTimeout(t.Context(), childLimit)
+	defer cancel()
+	stuck := func() {
+		t.Helper()
+		if ctx.Err() != nil && t.Context().Err() == nil {
+			t.Fatalf("the clients were still running after %v, stuck on a lock or a wait, and were stopped", childLimit)
+		}
+	}
 	var (
 		mu     sync.Mutex
 		events []lzEvent
@@ -279,7 +290,7 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 	}
 	var children []child
 	for id := 3; id <= 4; id++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"=historian", pathEnv+"="+path,
 			clientEnv+"="+strconv.Itoa(id), epochEnv+"="+strconv.FormatInt(epoch.UnixNano(), 10))
 		cmd.Stderr = os.Stderr
@@ -323,8 +334,9 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 		{Op: "complete", Job: "jr", Owner: "second", Fence: 1, Result: "stale"},
 		{Op: "release", Job: "jr", Owner: "second", Fence: 1},
 	} {
-		ev, err := lzDo(t.Context(), s, 7, epoch, in)
+		ev, err := lzDo(ctx, s, 7, epoch, in)
 		if err != nil {
+			stuck()
 			t.Fatal(err)
 		}
 		record(ev)
@@ -336,7 +348,7 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
 	for id := range 3 {
-		wg.Go(func() { errs[id] = lzClient(t.Context(), s, id, lzOpsPerProc, epoch, record) })
+		wg.Go(func() { errs[id] = lzClient(ctx, s, id, lzOpsPerProc, epoch, record) })
 	}
 	for _, c := range children {
 		for c.out.Scan() {
@@ -347,12 +359,14 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 			record(ev)
 		}
 		if err := c.cmd.Wait(); err != nil {
+			stuck()
 			t.Fatalf("client process: %v", err)
 		}
 	}
-	wg.Wait()
+	wg.Wait() // the goroutines' calls end with ctx
 	for _, err := range errs {
 		if err != nil {
+			stuck()
 			t.Fatal(err)
 		}
 	}
@@ -367,7 +381,7 @@ func TestLinearizable_ConcurrentClientsInGoroutinesAndProcesses(t *testing.T) {
 	}
 	time.Sleep(time.Duration((until-float64(time.Since(epoch).Nanoseconds())/1e6)*float64(time.Millisecond)) + time.Millisecond)
 	for _, job := range []string{"j0", "j1", "j2", "j3", "jd"} {
-		ev, err := lzDo(t.Context(), s, 5, epoch, lzInput{Op: "claim", Job: job, Owner: "closer", TTL: 20})
+		ev, err := lzDo(ctx, s, 5, epoch, lzInput{Op: "claim", Job: job, Owner: "closer", TTL: 20})
 		if err != nil {
 			t.Fatal(err)
 		}

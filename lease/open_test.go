@@ -17,7 +17,7 @@ import (
 // Step 1: Open creates the table idempotently.
 
 func TestOpen_ReopenKeepsFencesAndResults(t *testing.T) {
-	ctx := t.Context()
+	ctx := lease.Bounded(t)
 	path := newPath(t)
 	s, err := lease.Open(path)
 	if err != nil {
@@ -176,7 +176,7 @@ func openWhileLocked(t *testing.T, path string, commit func()) *lease.Store {
 		s   *lease.Store
 		err error
 	}
-	ctx := lease.WaitWatch(t.Context())
+	ctx := lease.WaitWatch(lease.Bounded(t))
 	done := make(chan opened, 1)
 	go func() {
 		s, err := lease.OpenContext(ctx, path)
@@ -302,8 +302,9 @@ func TestOpen_RefusesWhatChangesTheMeaningOfTheTable(t *testing.T) {
 		{"AStringThatDiffersInCase", []string{"create table jobs (id text primary key, owner text, until real not null default 0, fence integer not null default 0, result text check (result <> 'X'), done integer not null default 0)"}, "check (result <> 'X')"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			path, before := createJobs(t, tc.ddl...)
-			s, err := lease.Open(path)
+			s, err := open(t, path)
 			if err == nil {
 				s.Close()
 				t.Fatal("Open() error = nil, want ErrSchema")
@@ -398,4 +399,59 @@ func TestOpen_PathStartingWithTwoSlashes(t *testing.T) {
 	s := openAt(t, "/"+filepath.Join(dir, "jobs.db"))
 	enqueue(t, s, "job")
 	wantState(t, openAt(t, filepath.Join(dir, "jobs.db")), lease.Job{ID: "job"})
+}
+
+// SQLite compares names without the case of their ASCII letters: a table
+// whose columns are spelled ID, "OWNER" or Until is the package's own,
+// and the store works on it.
+func TestOpen_AcceptsColumnNamesInAnyCase(t *testing.T) {
+	for _, ddl := range []string{
+		`CREATE TABLE jobs (ID TEXT PRIMARY KEY, "OWNER" TEXT, Until REAL NOT NULL DEFAULT 0, FENCE INTEGER NOT NULL DEFAULT 0, [Result] TEXT, done INTEGER NOT NULL DEFAULT 0)`,
+		strings.ToUpper(jobsDDL),
+	} {
+		path, _ := createJobs(t, ddl, `INSERT INTO jobs(id, fence) VALUES('job', 4)`)
+		s, err := open(t, path)
+		if err != nil {
+			t.Fatalf("Open(%s) error = %v, want the table accepted", ddl, err)
+		}
+		if f := claim(t, s, "job", "A", 1, 10); f != 5 {
+			t.Errorf("Claim() on %s = %d, want 5: the stored fence 4, advanced", ddl, f)
+		}
+		s.Close()
+	}
+}
+
+// A Store that has the file open does not spare another Open the check of
+// the table: replaced meanwhile by one of another shape, it is refused with
+// ErrSchema; and the first Store goes on writing at once (the check ran on
+// one of its connections, and left no transaction there).
+func TestOpen_ChecksTheTableWhileAnotherStoreHasTheFileOpen(t *testing.T) {
+	path := newPath(t)
+	first, err := open(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, first, "job")
+	commit := holdLock(t, path, "BEGIN IMMEDIATE", "DROP TABLE jobs",
+		strings.Replace(jobsDDL, "fence  INTEGER NOT NULL DEFAULT 0", "fence INTEGER NOT NULL DEFAULT 0 CHECK (fence < 3)", 1))
+	commit()
+	s, err := open(t, path)
+	if err == nil {
+		s.Close()
+		first.Close()
+		t.Fatal("Open(a table replaced by one of another shape) error = nil, want ErrSchema")
+	}
+	if !errors.Is(err, lease.ErrSchema) {
+		t.Fatalf("Open(a table replaced by one of another shape) error = %v, want ErrSchema", err)
+	}
+	if added, err := first.Enqueue(lease.Bounded(t), "after"); err != nil || !added {
+		t.Fatalf("Enqueue() on the first Store after the refused Open = %v, %v; want true, nil at once", added, err)
+	}
+	// The refused Open counts no Store: the first one's Close is the last.
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := descriptorsOf(t, path); n != 0 {
+		t.Fatalf("after the only Store closed, %d descriptors of the file are open, want 0", n)
+	}
 }

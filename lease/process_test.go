@@ -137,13 +137,18 @@ func crasher(s *lease.Store, out io.Writer) error {
 // child is a running child process with its pipes.
 type child struct {
 	cmd *exec.Cmd
+	ctx context.Context // ends when the child is killed for running too long
 	in  io.WriteCloser
 	out *bufio.Scanner
 }
 
 func startChild(t *testing.T, role, path string) *child {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	// A child that is stuck (waiting on a lock that never ends) is killed:
+	// the test then fails, saying so, instead of waiting for it.
+	ctx, cancel := context.WithTimeout(t.Context(), childLimit)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+role, pathEnv+"="+path)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -162,15 +167,28 @@ func startChild(t *testing.T, role, path string) *child {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	return &child{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	return &child{cmd: cmd, ctx: ctx, in: in, out: bufio.NewScanner(out)}
 }
+
+// childLimit bounds a child's life: its work takes a second at most, and
+// it is killed after childLimit.
+const childLimit = 4 * lease.WaitLimit
 
 func (c *child) readLine(t *testing.T) string {
 	t.Helper()
 	if !c.out.Scan() {
+		c.stuck(t)
 		t.Fatalf("child %d ended early: %v", c.cmd.Process.Pid, c.out.Err())
 	}
 	return c.out.Text()
+}
+
+// stuck fails the test if c was killed for running past childLimit.
+func (c *child) stuck(t *testing.T) {
+	t.Helper()
+	if c.ctx.Err() != nil && t.Context().Err() == nil {
+		t.Fatalf("child %d was still running after %v, stuck on a lock or a wait, and was killed", c.cmd.Process.Pid, childLimit)
+	}
 }
 
 func TestClaim_OneWinnerAcrossProcesses(t *testing.T) {
@@ -260,6 +278,7 @@ func TestCrash_AcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 	}
 	err := c.cmd.Wait()
 	if !killed {
+		c.stuck(t)
 		t.Fatalf("crasher ended by itself before %d acknowledgements: %v", acksBeforeKill, err)
 	}
 

@@ -14,7 +14,7 @@ func TestRelease_ClearsOwnerAndUntilKeepsFence(t *testing.T) {
 	path := newPath(t)
 	s := openAt(t, path)
 	heldByA(t, s)
-	ok, err := s.Release(t.Context(), "job", "A", 1)
+	ok, err := s.Release(lease.Bounded(t), "job", "A", 1)
 	if err != nil || !ok {
 		t.Fatalf("Release() = %v, %v; want true, nil", ok, err)
 	}
@@ -22,21 +22,31 @@ func TestRelease_ClearsOwnerAndUntilKeepsFence(t *testing.T) {
 	// Nobody is NULL in the table, as for a job never claimed: not the
 	// empty string, which other readers of the file would take for an
 	// owner.
+	if got := ownerType(t, path, "job"); got != "null" {
+		t.Fatalf("the released job's owner is stored as %s, want null", got)
+	}
+}
+
+// ownerType returns the type of the stored owner of job id, as another
+// reader of the file sees it: "null" for nobody, "text" for an owner.
+func ownerType(t *testing.T, path, id string) string {
+	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var owner string
-	if err := db.QueryRow(`SELECT typeof(owner) FROM jobs WHERE id = 'job'`).Scan(&owner); err != nil || owner != "null" {
-		t.Fatalf("the released job's owner is stored as %s (error %v), want null", owner, err)
+	var typ string
+	if err := db.QueryRow(`SELECT typeof(owner) FROM jobs WHERE id = ?`, id).Scan(&typ); err != nil {
+		t.Fatal(err)
 	}
+	return typ
 }
 
 func TestRelease_NextClaimGetsNewFenceAtOnce(t *testing.T) {
 	s := newStore(t)
 	heldByA(t, s)
-	if ok, err := s.Release(t.Context(), "job", "A", 1); err != nil || !ok {
+	if ok, err := s.Release(lease.Bounded(t), "job", "A", 1); err != nil || !ok {
 		t.Fatalf("Release() = %v, %v; want true, nil", ok, err)
 	}
 	// A's lease would have run until 10; after the release B need not wait,
@@ -60,7 +70,7 @@ func TestRelease_RefusesAnythingButTheCurrentHolder(t *testing.T) {
 		}, owner: "A", fence: 1},
 		{name: "SecondRelease", setup: func(t *testing.T, s *lease.Store) {
 			heldByA(t, s)
-			if ok, err := s.Release(t.Context(), "job", "A", 1); err != nil || !ok {
+			if ok, err := s.Release(lease.Bounded(t), "job", "A", 1); err != nil || !ok {
 				t.Fatalf("Release() = %v, %v; want true, nil", ok, err)
 			}
 		}, owner: "A", fence: 1},
@@ -76,7 +86,7 @@ func TestRelease_RefusesAnythingButTheCurrentHolder(t *testing.T) {
 			s := newStore(t)
 			tc.setup(t, s)
 			before := state(t, s, "job")
-			ok, err := s.Release(t.Context(), "job", tc.owner, tc.fence)
+			ok, err := s.Release(lease.Bounded(t), "job", tc.owner, tc.fence)
 			if err != nil || ok {
 				t.Fatalf("Release(%q, fence=%d) = %v, %v; want false, nil", tc.owner, tc.fence, ok, err)
 			}
@@ -88,10 +98,10 @@ func TestRelease_RefusesAnythingButTheCurrentHolder(t *testing.T) {
 func TestRelease_RejectsBadArguments(t *testing.T) {
 	s := newStore(t)
 	heldByA(t, s)
-	if _, err := s.Release(t.Context(), "", "A", 1); !errors.Is(err, lease.ErrEmptyID) {
+	if _, err := s.Release(lease.Bounded(t), "", "A", 1); !errors.Is(err, lease.ErrEmptyID) {
 		t.Errorf(`Release(id "") error = %v, want ErrEmptyID`, err)
 	}
-	if _, err := s.Release(t.Context(), "job", "", 1); !errors.Is(err, lease.ErrEmptyOwner) {
+	if _, err := s.Release(lease.Bounded(t), "job", "", 1); !errors.Is(err, lease.ErrEmptyOwner) {
 		t.Errorf(`Release(owner "") error = %v, want ErrEmptyOwner`, err)
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})

@@ -14,7 +14,7 @@ func TestRenew_ExtendsLiveLease(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "job")
 	f := mustClaim(t, s, "job", "A", 1, 9)
-	ok, err := s.Renew(t.Context(), "job", "A", f, 9, 10)
+	ok, err := s.Renew(lease.Bounded(t), "job", "A", f, 9, 10)
 	if err != nil || !ok {
 		t.Fatalf("Renew(live) = %v, %v; want true, nil", ok, err)
 	}
@@ -55,7 +55,7 @@ var staleRefusals = []refusal{
 	}, owner: "A", fence: 1, now: 12},
 	{name: "AfterRelease", setup: func(t *testing.T, s *lease.Store) {
 		heldByA(t, s)
-		if ok, err := s.Release(t.Context(), "job", "A", 1); err != nil || !ok {
+		if ok, err := s.Release(lease.Bounded(t), "job", "A", 1); err != nil || !ok {
 			t.Fatalf("Release() = %v, %v; want true, nil", ok, err)
 		}
 	}, owner: "A", fence: 1, now: 5},
@@ -73,7 +73,7 @@ func TestRenew_RefusesAnythingButTheLiveLease(t *testing.T) {
 			s := newStore(t)
 			tc.setup(t, s)
 			before := state(t, s, "job")
-			ok, err := s.Renew(t.Context(), "job", tc.owner, tc.fence, tc.now, 100)
+			ok, err := s.Renew(lease.Bounded(t), "job", tc.owner, tc.fence, tc.now, 100)
 			if err != nil || ok {
 				t.Fatalf("Renew(%q, fence=%d, now=%v) = %v, %v; want false, nil", tc.owner, tc.fence, tc.now, ok, err)
 			}
@@ -84,11 +84,11 @@ func TestRenew_RefusesAnythingButTheLiveLease(t *testing.T) {
 
 func TestRenew_RefusesMissingJob(t *testing.T) {
 	s := newStore(t)
-	ok, err := s.Renew(t.Context(), "missing", "A", 1, 0, 10)
+	ok, err := s.Renew(lease.Bounded(t), "missing", "A", 1, 0, 10)
 	if err != nil || ok {
 		t.Fatalf("Renew(missing) = %v, %v; want false, nil", ok, err)
 	}
-	if j, err := s.State(t.Context(), "missing"); err != nil || j != nil {
+	if j, err := s.State(lease.Bounded(t), "missing"); err != nil || j != nil {
 		t.Fatalf("State(missing) after Renew = %+v, %v; want nil, nil", j, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestRenew_RejectsInvalidTTL(t *testing.T) {
 	for _, ttl := range []float64{0, -1, math.NaN(), math.Inf(1)} {
 		s := newStore(t)
 		heldByA(t, s)
-		ok, err := s.Renew(t.Context(), "job", "A", 1, 5, ttl)
+		ok, err := s.Renew(lease.Bounded(t), "job", "A", 1, 5, ttl)
 		if !errors.Is(err, lease.ErrInvalidTTL) || ok {
 			t.Fatalf("Renew(ttl=%v) = %v, %v; want false, ErrInvalidTTL", ttl, ok, err)
 		}
@@ -108,7 +108,7 @@ func TestRenew_RejectsInvalidTTL(t *testing.T) {
 func TestRenew_RejectsBadArguments(t *testing.T) {
 	s := newStore(t)
 	heldByA(t, s)
-	ctx := t.Context()
+	ctx := lease.Bounded(t)
 	if _, err := s.Renew(ctx, "", "A", 1, 5, 10); !errors.Is(err, lease.ErrEmptyID) {
 		t.Errorf(`Renew(id "") error = %v, want ErrEmptyID`, err)
 	}

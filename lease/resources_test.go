@@ -50,7 +50,7 @@ func TestStore_OpensAtMostEightConnectionsToTheFile(t *testing.T) {
 	errs := make([]error, claims)
 	var wg sync.WaitGroup
 	for i := range claims {
-		wg.Go(func() { fences[i], errs[i] = s.Claim(t.Context(), "job", fmt.Sprintf("w%02d", i), 1, 10) })
+		wg.Go(func() { fences[i], errs[i] = s.Claim(lease.Bounded(t), "job", fmt.Sprintf("w%02d", i), 1, 10) })
 	}
 	// Every claim holds a connection, waiting for the lock, or waits for
 	// one, and every connection of the pool has opened the file (beside
@@ -59,13 +59,10 @@ func TestStore_OpensAtMostEightConnectionsToTheFile(t *testing.T) {
 		st   sql.DBStats
 		open int
 	)
-	for {
+	lease.Eventually(t, "every claim holds a connection of the pool or waits for one", func() bool {
 		st, open = lease.Stats(s), descriptorsOf(t, path)
-		if st.InUse+int(st.WaitCount) >= claims && open >= st.OpenConnections+1 {
-			break
-		}
-		runtime.Gosched()
-	}
+		return st.InUse+int(st.WaitCount) >= claims && open >= st.OpenConnections+1
+	})
 	commit()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil || len(winners(fences)) != 1 {
@@ -89,7 +86,7 @@ func TestStore_CloseLeavesNoDescriptorOfTheFile(t *testing.T) {
 		}
 		id := fmt.Sprint("job", i)
 		enqueue(t, s, id)
-		if _, err := s.ClaimMany(t.Context(), id, []string{"A", "B", "C"}, 0, 10); err != nil {
+		if _, err := s.ClaimMany(lease.Bounded(t), id, []string{"A", "B", "C"}, 0, 10); err != nil {
 			t.Fatalf("ClaimMany() error = %v", err)
 		}
 		if err := s.Close(); err != nil {
@@ -102,11 +99,90 @@ func TestStore_CloseLeavesNoDescriptorOfTheFile(t *testing.T) {
 }
 
 // Every connection of the pool waits up to 10 s for another connection's
-// write lock before a write fails with SQLITE_BUSY.
+// write lock before a write fails with SQLITE_BUSY: also the one on which
+// another Store's Open checked the file (with no busy timeout of its own
+// while it did).
 func TestStore_WaitsTenSecondsForAnotherWriter(t *testing.T) {
-	s := newStore(t)
-	ms, err := lease.BusyTimeout(t.Context(), s)
+	path := newPath(t)
+	s := openAt(t, path)
+	ms, err := lease.BusyTimeout(lease.Bounded(t), s)
 	if err != nil || ms != 10000 {
 		t.Fatalf("busy timeout = %d ms, %v; want 10000 ms", ms, err)
 	}
+	openAt(t, path)
+	ms, err = lease.BusyTimeout(lease.Bounded(t), s)
+	if err != nil || ms != 10000 {
+		t.Fatalf("busy timeout after another Store's Open = %d ms, %v; want 10000 ms", ms, err)
+	}
+}
+
+// The Stores of one file in a process share its connections: a Store that
+// is opened, used and closed while another uses the file leaves no
+// descriptor of it behind (SQLite would keep a closed connection's
+// descriptor open while another connection of the process locks the
+// file), and the last Close closes them all.
+func TestStore_CloseLeavesNoDescriptorWhileAnotherStoreUsesTheFile(t *testing.T) {
+	path := newPath(t)
+	a, err := open(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, a, "job")
+	state(t, a, "job")
+	before := descriptorsOf(t, path)
+	for i := range 3 {
+		b, err := open(t, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := fmt.Sprint("b", i)
+		enqueue(t, b, id)
+		mustClaim(t, b, id, "B", 1, 10)
+		state(t, b, id)
+		if err := b.Close(); err != nil {
+			t.Fatalf("Close() error = %v", err)
+		}
+		if n := descriptorsOf(t, path); n != before {
+			t.Fatalf("after another Store of the file closed, %d descriptors of it are open, want %d, the first Store's", n, before)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("Close() error = %v", err)
+	}
+	if n := descriptorsOf(t, path); n != 0 {
+		t.Fatalf("after the last Store of the file closed, %d descriptors of it are open, want 0", n)
+	}
+}
+
+// A closed Store refuses every call with ErrClosed, and closing it again
+// is no error; another Store of the same file goes on.
+func TestStore_ACallAfterCloseFailsWithErrClosed(t *testing.T) {
+	path := newPath(t)
+	other := openAt(t, path)
+	s, err := open(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, s, "job")
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close() error = %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close() again error = %v, want nil", err)
+	}
+	ctx := lease.Bounded(t)
+	calls := map[string]error{}
+	_, calls["Enqueue"] = s.Enqueue(ctx, "x")
+	_, calls["State"] = s.State(ctx, "job")
+	_, calls["Claim"] = s.Claim(ctx, "job", "A", 0, 10)
+	_, calls["Renew"] = s.Renew(ctx, "job", "A", 1, 0, 10)
+	_, calls["Complete"] = s.Complete(ctx, "job", "A", 1, 0, "r")
+	_, calls["Release"] = s.Release(ctx, "job", "A", 1)
+	_, calls["ClaimMany"] = s.ClaimMany(ctx, "job", []string{"A"}, 0, 10)
+	for call, err := range calls {
+		if !errors.Is(err, lease.ErrClosed) {
+			t.Errorf("%s() after Close error = %v, want ErrClosed", call, err)
+		}
+	}
+	wantState(t, other, lease.Job{ID: "job"})
 }

@@ -3,6 +3,8 @@ package lease_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/fencelab/fencelab/lease"
@@ -13,7 +15,7 @@ import (
 func TestState_MissingJobIsNil(t *testing.T) {
 	s := newStore(t)
 	enqueue(t, s, "other")
-	j, err := s.State(t.Context(), "missing")
+	j, err := s.State(lease.Bounded(t), "missing")
 	if err != nil || j != nil {
 		t.Fatalf("State(missing) = %+v, %v; want nil, nil", j, err)
 	}
@@ -43,7 +45,7 @@ func TestState_ReadsAtOnceWhileAnotherConnectionWrites(t *testing.T) {
 	heldByA(t, s)
 	commit := holdLock(t, path, "BEGIN IMMEDIATE", "UPDATE jobs SET owner = 'X' WHERE id = 'job'")
 	defer commit()
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(lease.Bounded(t))
 	defer cancel()
 	ctx = lease.WaitWatch(ctx)
 	type read struct {
@@ -69,8 +71,35 @@ func TestState_ReadsAtOnceWhileAnotherConnectionWrites(t *testing.T) {
 
 func TestState_RejectsEmptyID(t *testing.T) {
 	s := newStore(t)
-	j, err := s.State(t.Context(), "")
+	j, err := s.State(lease.Bounded(t), "")
 	if !errors.Is(err, lease.ErrEmptyID) || j != nil {
 		t.Fatalf(`State("") = %+v, %v; want nil, ErrEmptyID`, j, err)
+	}
+}
+
+// State reads on connections of its own: with every connection of the
+// writes' pool held by a claim that waits for another connection's write
+// lock, and more claims waiting for one of them, State still reads the
+// last commit, before the lock ends.
+func TestState_DoesNotWaitBehindTheWritePool(t *testing.T) {
+	path := newPath(t)
+	s := openAt(t, path)
+	heldByA(t, s)
+	commit := holdWriteLock(t, path)
+	defer commit()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(lease.Bounded(t))
+	defer cancel() // the claims end with the test
+	for i := range 12 {
+		wg.Go(func() { s.Claim(ctx, "job", fmt.Sprint("w", i), 20, 10) })
+	}
+	lease.Eventually(t, "every connection of the writes' pool is held and a claim waits for one", func() bool {
+		st := lease.Stats(s)
+		return st.InUse == 8 && st.WaitCount > 0
+	})
+	j, err := lease.Within(t, "State() while the writes' pool is busy", func() (*lease.Job, error) { return s.State(lease.Bounded(t), "job") })
+	if err != nil || j == nil || *j != (lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1}) {
+		t.Fatalf("State() while the writes' pool waits for a lock = %+v, %v; want the last commit: A holds fence 1 until 10", j, err)
 	}
 }

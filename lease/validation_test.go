@@ -43,7 +43,7 @@ func TestEveryMethod_RefusesANowThatIsNotAFiniteTime(t *testing.T) {
 		for _, now := range []float64{math.Inf(1), math.Inf(-1), math.NaN(), -1} {
 			s := newStore(t)
 			heldByA(t, s)
-			if err := c.do(t.Context(), s, now, 10); !errors.Is(err, lease.ErrInvalidTime) {
+			if err := c.do(lease.Bounded(t), s, now, 10); !errors.Is(err, lease.ErrInvalidTime) {
 				t.Errorf("%s(now=%v) error = %v, want ErrInvalidTime", c.name, now, err)
 			}
 			wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
@@ -59,7 +59,7 @@ func TestEveryMethod_ChecksTheTTLBeforeNow(t *testing.T) {
 		for _, ttl := range []float64{math.NaN(), math.Inf(1), 0} {
 			s := newStore(t)
 			heldByA(t, s)
-			if err := c.do(t.Context(), s, math.NaN(), ttl); !errors.Is(err, lease.ErrInvalidTTL) {
+			if err := c.do(lease.Bounded(t), s, math.NaN(), ttl); !errors.Is(err, lease.ErrInvalidTTL) {
 				t.Errorf("%s(now=NaN, ttl=%v) error = %v, want ErrInvalidTTL", c.name, ttl, err)
 			}
 			wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 10, Fence: 1})
@@ -117,7 +117,7 @@ var argCalls = []argCall{
 // are wrong, each is put right in turn: the error is always that of the
 // first one still wrong, and nothing is written.
 func TestEveryMethod_ChecksItsArgumentsInOneOrder(t *testing.T) {
-	cancelled, cancel := context.WithCancel(t.Context())
+	cancelled, cancel := context.WithCancel(lease.Bounded(t))
 	cancel()
 	steps := []struct {
 		arg  string
@@ -129,7 +129,7 @@ func TestEveryMethod_ChecksItsArgumentsInOneOrder(t *testing.T) {
 		{"now", lease.ErrInvalidTime, func(a *args) { a.now = 5 }, func(c argCall) bool { return c.takesNow }},
 		{"id", lease.ErrEmptyID, func(a *args) { a.id = "job" }, func(argCall) bool { return true }},
 		{"owner", lease.ErrEmptyOwner, func(a *args) { a.owner = "A" }, func(c argCall) bool { return c.takesOwn }},
-		{"context", context.Canceled, func(a *args) { a.ctx = t.Context() }, func(argCall) bool { return true }},
+		{"context", context.Canceled, func(a *args) { a.ctx = lease.Bounded(t) }, func(argCall) bool { return true }},
 	}
 	for _, c := range argCalls {
 		t.Run(c.name, func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestEveryMethod_ChecksATTLTooSmallForNowFirst(t *testing.T) {
 		}
 		s := newStore(t)
 		heldByA(t, s)
-		err := c.do(s, args{ctx: t.Context(), id: "job", owner: "", now: 1e17, ttl: 1})
+		err := c.do(s, args{ctx: lease.Bounded(t), id: "job", owner: "", now: 1e17, ttl: 1})
 		if !errors.Is(err, lease.ErrInvalidTTL) {
 			t.Errorf("%s(now=1e17, ttl=1, owner \"\") error = %v, want ErrInvalidTTL", c.name, err)
 		}
@@ -178,7 +178,7 @@ func TestEveryMethod_TakesMinusZeroAsZero(t *testing.T) {
 	if got := claim(t, s, "job", "A", minusZero, 5); got != 1 {
 		t.Fatalf("Claim(now=-0) = %d, want fence 1", got)
 	}
-	if ok, err := s.Renew(t.Context(), "job", "A", 1, minusZero, 6); err != nil || !ok {
+	if ok, err := s.Renew(lease.Bounded(t), "job", "A", 1, minusZero, 6); err != nil || !ok {
 		t.Fatalf("Renew(now=-0) = %v, %v; want true, nil", ok, err)
 	}
 	if !complete(t, s, "job", "A", 1, minusZero, "r") {
@@ -186,7 +186,7 @@ func TestEveryMethod_TakesMinusZeroAsZero(t *testing.T) {
 	}
 	wantState(t, s, lease.Job{ID: "job", Owner: "A", Until: 6, Fence: 1, Result: "r", Done: true})
 	enqueue(t, s, "other")
-	if fences, err := s.ClaimMany(t.Context(), "other", []string{"B"}, minusZero, 5); err != nil || fences[0] != 1 {
+	if fences, err := s.ClaimMany(lease.Bounded(t), "other", []string{"B"}, minusZero, 5); err != nil || fences[0] != 1 {
 		t.Fatalf("ClaimMany(now=-0) = %v, %v; want [1], nil", fences, err)
 	}
 }
@@ -207,7 +207,7 @@ func TestEveryMethod_RefusesATTLThatOverflowsNow(t *testing.T) {
 		if c.name == "Renew" {
 			id = "held"
 		}
-		if err := c.do(s, args{ctx: t.Context(), id: id, owner: "A", now: now, ttl: ttl}); !errors.Is(err, lease.ErrInvalidTTL) {
+		if err := c.do(s, args{ctx: lease.Bounded(t), id: id, owner: "A", now: now, ttl: ttl}); !errors.Is(err, lease.ErrInvalidTTL) {
 			t.Errorf("%s(%s, now=%v, ttl=%v) error = %v, want ErrInvalidTTL", c.name, id, now, ttl, err)
 		}
 	}

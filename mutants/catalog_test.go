@@ -138,10 +138,10 @@ func TestCatalog_MatchesGoldenDiffs(t *testing.T) {
 	}
 }
 
-// Every catalog mutant and every experiment switches into one version of
+// Every catalog mutant, experiment and locking fault switches into one version of
 // lease.go; the golden file shows it whole.
 func TestCatalog_AndExperimentsSwitchIntoOneFile(t *testing.T) {
-	s, p := load(t, "catalog.yaml", "experiments.yaml")
+	s, p := load(t, "catalog.yaml", "experiments.yaml", "locking.yaml")
 	sw, err := p.Switch(s.Mutants, nil, nil)
 	if err != nil {
 		t.Fatalf("Switch() error = %v", err)

@@ -143,6 +143,15 @@ func (h *handout) leaveOut() error {
 		// The chaffs and wheats, and the instructor's documents, whose
 		// samples show them.
 		gone = append(gone, "docs", "README.md", h.rel(filepath.Join(filepath.Dir(h.catalog()), exercise.WheatsFile)))
+		// Every mutants file beside the catalog: the experiments and
+		// whatever else an instructor keeps there.
+		beside, err := filepath.Glob(filepath.Join(h.dir, filepath.Dir(filepath.FromSlash(exercise.Catalog)), "*.yaml"))
+		if err != nil {
+			return err
+		}
+		for _, p := range beside {
+			gone = append(gone, h.relOf(p))
+		}
 		for _, f := range h.set.Files {
 			gone = append(gone, h.rel(f.Path))
 			if f.Report != nil {

@@ -159,7 +159,12 @@ func helper(what string) int {
 		// Holds arg threads at once, each blocked in a read: the
 		// runtime ends the process when the kernel refuses one.
 		n, _ := strconv.Atoi(arg)
-		r, _, _ := os.Pipe()
+		// Both ends stay reachable to the end: a finalizer that closed
+		// one would end the reads, and each thread with its goroutine,
+		// so that fewer than n would be held at once.
+		r, w, _ := os.Pipe()
+		defer runtime.KeepAlive(w)
+		defer runtime.KeepAlive(r)
 		var started sync.WaitGroup
 		started.Add(n)
 		for range n {

@@ -50,6 +50,7 @@ func runShop(t *testing.T, dir string, mode Mode, full bool) *report.Report {
 // among the full run's, and every test that fails in the full run reaches
 // the mutant's site.
 func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
+	skipShort(t)
 	dir := copyShop(t)
 	fast := runShop(t, dir, ModeSwitch, false)
 	full := runShop(t, dir, ModeOverlay, true)
@@ -106,6 +107,7 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 // so it is not-covered, as it would be if it were switched, and it is
 // never built; with -full too, where it runs every test.
 func TestGenerated_AMutantOutOfTheSwitchedBuildIsStillCovered(t *testing.T) {
+	skipShort(t)
 	ms := []*mutation.Mutant{
 		{ID: "pad", Target: "Pad", Kind: mutation.Expr, Find: "size * 2", Replace: "size / 2", Operator: mutation.OpArithmetic},
 		{ID: "max", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a >= b", Operator: mutation.OpBoundary},

@@ -200,6 +200,7 @@ func checkMutants(t *testing.T, rep *report.Report, want []report.Mutant) {
 // place, though its switched form, which still uses y, would compile; the
 // others share the one switched build.
 func TestRunMutants_OneVerdictWhateverTheMode(t *testing.T) {
+	skipShort(t)
 	ms := []*mutation.Mutant{
 		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
 		{ID: "size", Target: "size", Kind: mutation.Expr, Find: "3", Replace: "4"},

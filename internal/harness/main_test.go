@@ -28,3 +28,14 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// skipShort skips, under -short, a test that builds and runs the test
+// binaries of a module several times over: go test ./... runs it, and
+// the fake runner's tests (run_test.go, confirm_test.go) cover the same
+// logic in the everyday lane.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs real test binaries several times: the full lane's (go test ./...)")
+	}
+}

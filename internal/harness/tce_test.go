@@ -95,6 +95,7 @@ func shelfMutants(t *testing.T) (string, []*mutation.Mutant) {
 // mutant's is its duplicate, with its verdict, and does not run; a mutant
 // of generic code is not judged, and runs. Without it, all of them run.
 func TestTCE_EquivalentsAndDuplicatesDoNotRun(t *testing.T) {
+	skipShort(t)
 	dir, ms := shelfMutants(t)
 	rep := prepareAndRun(t, testRun{Dir: dir, Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Full: true})
 	byID := map[string]report.Mutant{}
@@ -172,6 +173,7 @@ func TestTCE_AfterTheRunOnlyTheMutantsNoTestKilled(t *testing.T) {
 // Past its budget, trivial compiler equivalence is left out of a run that
 // stops at the first failure, and kept in a full one.
 func TestTCE_PastItsBudgetOnlyInFullRuns(t *testing.T) {
+	skipShort(t)
 	dir, ms := shelfMutants(t)
 	pol := defaultPolicy
 	pol.TCEBudget = 0

@@ -129,7 +129,7 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	if err := b.trustEveryTest(ctx, cfg, p); err != nil {
 		return nil, err
 	}
-	if !needsCoverage(p) {
+	if !needsCoverage(cfg, p, b) {
 		return b, nil
 	}
 	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {

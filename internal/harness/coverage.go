@@ -34,19 +34,44 @@ type coverage struct {
 	everywhere []string
 }
 
-// needsCoverage reports whether a run needs coverage: some mutant is
-// generated. Such a mutant runs only the tests that reach it (see
-// runMutant); with -full it runs every test, and coverage tells a
-// survivor that no test reaches (not-covered), as without -full. Catalog
-// mutants run every test, so their runs do without.
-func needsCoverage(p *prepared) bool {
-	for _, a := range p.Applied {
-		if a.Mutant.Operator != "" {
-			return true
-		}
+// needsCoverage reports whether a run needs coverage: some mutant runs
+// only the tests that reach its site. A generated mutant does (unless
+// every mutant runs every test: see everyTest), and so does a catalog's
+// in the same run, or when coverage pays for a catalog alone (see
+// coveragePays). With -full, coverage only tells a generated survivor
+// that no test reaches (not-covered).
+func needsCoverage(cfg config, p *prepared, b *Baseline) bool {
+	generated := slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return a.Mutant.Operator != "" })
+	if generated || cfg.everyTest() {
+		return generated
 	}
-	return false
+	return coveragePays(cfg, len(p.Applied), b)
 }
+
+// coveragePays reports whether n catalog mutants, each running the whole
+// suite (as long as the baseline's run of it), would take more than
+// policy.CoverPays times what coverage costs: each test alone,
+// CoverPasses times, each run paying its test's time and what a run pays
+// beside its tests (a process, a sandbox, the package's init: what the
+// baseline's run took beyond its tests, or the CPU before its first
+// test, at least minRunCost). The saving can be no more than the
+// suite's time for each mutant.
+func coveragePays(cfg config, n int, b *Baseline) bool {
+	pol := cfg.policy()
+	var tests float64
+	durations := b.durations()
+	for _, d := range durations {
+		tests += d
+	}
+	// Tests that run in parallel take more, summed, than the run.
+	fixed := max(b.Result.Wall-tests, b.Result.StartCPU, minRunCost)
+	alone := tests + float64(len(durations))*fixed
+	return pol.CoverPays == 0 || float64(n)*b.Result.Wall > pol.CoverPays*float64(pol.CoverPasses)*alone
+}
+
+// minRunCost is the least a run of a test binary costs beside its tests,
+// in seconds: a process started in a sandbox of its own.
+const minRunCost = 0.02
 
 // knows reports whether coverage says which tests reach mutant id.
 func (c *coverage) knows(id string) bool { return c.known[id] }

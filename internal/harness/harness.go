@@ -213,6 +213,13 @@ func (c Options) runner() Runner {
 	return c.Runner
 }
 
+// everyTest reports whether every mutant runs every test of the suite:
+// with Full, and in a blind run, whose suite is a learner's few tests (a
+// coverage of them would cost a build and two runs of each test, more
+// than it saves). Otherwise a mutant runs the tests that reach its site
+// (see runMutant).
+func (c Options) everyTest() bool { return c.Full || c.Blind }
+
 // mode is how the run's mutants are built: overlay when blind, whatever
 // the Mode.
 func (c Options) mode() Mode {

@@ -46,10 +46,15 @@ type mutantRun struct {
 // test, trying first the tests that killed its neighbours, then the
 // fastest (see killers.phases): the speed of PIT. If none fails, its
 // covering tests run once more together, in source order in one process,
-// as go test runs them, before it is called survived. A catalog mutant
-// runs every test to the end, as the gate and predictions need: its
-// verdict and failing tests are exactly the full suite's (and when the run
-// has coverage, a survivor that no test reaches is called not-covered).
+// as go test runs them, before it is called survived. A catalog mutant,
+// when the run measured coverage (see needsCoverage) and not every test
+// must run (see everyTest), runs the tests that reach its site, together
+// and to the end, as the gate and predictions need: a test that never reaches the
+// site runs exactly as it does without the mutant, so its verdict and
+// failing tests are the full suite's. A mutant whose site coverage cannot
+// see (a constant, a package-level variable, a function replaced whole
+// outside the switched build) runs every test, as every catalog mutant
+// of a run without coverage does.
 //
 // Every failing test is confirmed (see mutantRun.confirm): a failure that
 // does not reproduce is flaky, named, and no kill. A mutant whose only
@@ -70,7 +75,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		known = true
 		r.CoveredBy = c.of(a.Mutant.ID)
 		covered = len(r.CoveredBy) > 0
-		if m.fast {
+		if !cfg.everyTest() {
 			m.tests = r.CoveredBy
 		}
 	}
@@ -79,7 +84,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		m.bin, m.env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
 		m.ref, m.refEnv = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
-	if m.fast && !covered {
+	if !cfg.everyTest() && !covered {
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
 		return r, nil
 	}

@@ -28,6 +28,15 @@ type policy struct {
 	// TCEBudget is the time that trivial compiler equivalence may take,
 	// by its estimate, in a run that is not -full.
 	TCEBudget time.Duration
+	// CoverPays decides whether a run of catalog mutants alone measures
+	// coverage, so that each runs only the tests that reach its site (a
+	// run with generated mutants measures it anyway): when the suite's
+	// runs for every catalog mutant would take more than CoverPays times
+	// what coverage costs (see coveragePays). Below that, coverage and
+	// the confirmations in groupings of their own cost more than they
+	// save: on lease (8 mutants, 99 tests of 1 s in all) the catalog ran
+	// in 18.7 s narrowed, 13.1 s on the whole suite. 0 always narrows.
+	CoverPays float64
 }
 
 // defaultPolicy is the policy of every run but a test's.
@@ -39,6 +48,7 @@ var defaultPolicy = policy{
 	RefRetryFactor: 4,
 	SettleHangs:    8,
 	TCEBudget:      time.Minute,
+	CoverPays:      3,
 }
 
 // policy returns the run's policy.

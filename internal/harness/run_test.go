@@ -30,8 +30,10 @@ type canned struct {
 	respond func(active string, args []string, n int) (events string, ok bool)
 	seen    map[string]int // runs by active mutant and flags
 	// reach lists, by test, the mutants whose sites a coverage run of that
-	// test reports.
-	reach map[string][]string
+	// test reports; nil: every test reaches every site the switched build
+	// marks (marked), as a suite of tests that each call every function.
+	reach  map[string][]string
+	marked []string
 	// cpu gives, by active mutant, the CPU time its runs use: a run whose
 	// CPU limit is lower is stopped at it, in its first test.
 	cpu map[string]time.Duration
@@ -54,6 +56,9 @@ type canned struct {
 	limits []time.Duration // the CPU limit of each run, in order
 	execs  []gotest.Exec   // each run, in order
 }
+
+// markedSite is a switched build's record that a site is reached.
+var markedSite = regexp.MustCompile(`mutateOn\("([^"]+)"\)`)
 
 func (c *canned) Build(ctx context.Context, comp gotest.Compile, out string) error {
 	c.mu.Lock()
@@ -83,6 +88,9 @@ func (c *canned) Build(ctx context.Context, comp gotest.Compile, out string) err
 					return err
 				}
 				bin += string(src)
+				for _, m := range markedSite.FindAllStringSubmatch(string(src), -1) {
+					c.marked = append(c.marked, m[1])
+				}
 			}
 		}
 	}
@@ -105,7 +113,13 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 	if cover != "" {
 		for _, arg := range e.Args {
 			test := strings.TrimSuffix(strings.TrimPrefix(arg, "-test.run=^(?:"), ")$")
-			if err := os.WriteFile(cover, []byte(strings.Join(c.reach[test], "\n")), 0o644); err != nil {
+			reached := c.reach[test]
+			if c.reach == nil {
+				c.mu.Lock()
+				reached = slices.Clone(c.marked)
+				c.mu.Unlock()
+			}
+			if err := os.WriteFile(cover, []byte(strings.Join(reached, "\n")), 0o644); err != nil {
 				return nil, err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
@@ -45,6 +46,15 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	for i, a := range p.Applied {
 		g.Go(func() error { return s.run(ctx, gctx, i, a) })
 	}
+	// The reference's run after the mutants takes the first free slot
+	// once every mutant has started: beside the last of them, not after
+	// them all. What a mutant's run could leave for it is out of reach
+	// of every sandbox already (see referenceAfter).
+	var after reference
+	g.Go(func() error {
+		after.res, after.err = runReferenceAfter(gctx, cfg, p, b)
+		return nil // judged once the mutants are done
+	})
 	err := g.Wait()
 	cfg.Progress.Done()
 	interrupted := false
@@ -64,7 +74,10 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	case err != nil:
 		return nil, err
 	default:
-		if err := referenceAfter(ctx, cfg, p, b); err != nil {
+		if after.res == nil && after.err == nil {
+			after.res, after.err = runReferenceAfter(ctx, cfg, p, b)
+		}
+		if err := judgeReferenceAfter(cfg, p, b, after); err != nil {
 			return nil, err
 		}
 	}
@@ -144,21 +157,42 @@ func newReport(cfg config, p *prepared, b *Baseline, results []report.Mutant, li
 // switched build with no mutant active, or the plain build): it must pass
 // as the baseline did, or something that a mutant's run changed (a file
 // out of its sandbox, a process left running) has changed what the tests
-// see, and no verdict of the run can be trusted.
+// see, and no verdict of the run can be trusted. In a whole run it runs
+// beside the last mutants (see runMutants); after an interrupt, after
+// them.
 func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) error {
+	var after reference
+	after.res, after.err = runReferenceAfter(ctx, cfg, p, b)
+	return judgeReferenceAfter(cfg, p, b, after)
+}
+
+// reference is a run of the reference, or why it could not run.
+type reference struct {
+	res *gotest.Result
+	err error
+}
+
+// runReferenceAfter runs the reference for referenceAfter.
+func runReferenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) (*gotest.Result, error) {
 	bin, env := b.plain, []string(nil)
 	if sb := b.switched; sb != nil && sb.bin != "" {
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
+	return p.exec(ctx, cfg, bin, env, nil, limits{wall: baselineTimeout(cfg)}, nil)
+}
+
+// judgeReferenceAfter checks, once the mutants are done, that no test
+// binary changed and that after passed as the baseline did.
+func judgeReferenceAfter(cfg config, p *prepared, b *Baseline, after reference) error {
 	cfg.phase("reference", "the reference again, after the mutants")
 	if changed := p.bins.changed(true); len(changed) > 0 {
 		return fmt.Errorf("the test %s %s changed while the mutants ran; no verdict of this run can be trusted (the next run builds %s again)",
 			text.Plural(len(changed), "binary", "binaries"), strings.Join(changed, ", "), text.Plural(len(changed), "it", "them"))
 	}
-	res, err := p.exec(ctx, cfg, bin, env, nil, limits{wall: baselineTimeout(cfg)}, nil)
-	if err != nil {
-		return fmt.Errorf("the reference after the mutants: %w", err)
+	if after.err != nil {
+		return fmt.Errorf("the reference after the mutants: %w", after.err)
 	}
+	res := after.res
 	if passed(res) && slices.Equal(res.Names(), b.Result.Names()) {
 		return nil
 	}

@@ -86,7 +86,34 @@ type jsonMutant struct {
 
 // MarshalJSON writes r in its wire format, at the current Version.
 func (r Report) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonReport{Version: Version, Module: r.Module, Package: r.Package, Packages: r.Packages, Shard: r.Shard, GoVersion: r.GoVersion, Mode: string(r.Mode), Jobs: r.Jobs, Limit: r.Limit, MemoryLimit: r.MemoryLimit, Isolation: string(r.Isolation), Binds: r.Binds, Baseline: r.Baseline, Mutants: r.Mutants, FlakyTests: r.FlakyTests, Summary: r.Summary(), Seconds: r.Seconds, Phases: r.Phases, CPUSeconds: r.CPUSeconds, CPUs: r.CPUs, Efficiency: r.Efficiency, Cached: r.Cached, Dropped: r.Dropped, TCE: r.TCE, NotRun: r.NotRun, Interrupted: r.Interrupted})
+	return json.Marshal(jsonReport{
+		Version:     Version,
+		Module:      r.Module,
+		Package:     r.Package,
+		Packages:    r.Packages,
+		Shard:       r.Shard,
+		GoVersion:   r.GoVersion,
+		Mode:        string(r.Mode),
+		Jobs:        r.Jobs,
+		Limit:       r.Limit,
+		MemoryLimit: r.MemoryLimit,
+		Isolation:   string(r.Isolation),
+		Binds:       r.Binds,
+		Baseline:    r.Baseline,
+		Mutants:     r.Mutants,
+		FlakyTests:  r.FlakyTests,
+		Summary:     r.Summary(),
+		Seconds:     r.Seconds,
+		Phases:      r.Phases,
+		CPUSeconds:  r.CPUSeconds,
+		CPUs:        r.CPUs,
+		Efficiency:  r.Efficiency,
+		Cached:      r.Cached,
+		Dropped:     r.Dropped,
+		TCE:         r.TCE,
+		NotRun:      r.NotRun,
+		Interrupted: r.Interrupted,
+	})
 }
 
 // UnmarshalJSON reads r from its wire format.
@@ -98,13 +125,75 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if w.Version != 0 && w.Version != 1 && w.Version != Version {
 		return fmt.Errorf("a report of version %d; this mutate reads versions 1 to %d (a newer mutate wrote it?)", w.Version, Version)
 	}
-	*r = Report{Module: w.Module, Package: w.Package, Packages: w.Packages, Shard: w.Shard, GoVersion: w.GoVersion, Mode: Mode(w.Mode), Jobs: w.Jobs, Limit: w.Limit, MemoryLimit: w.MemoryLimit, Isolation: Isolation(w.Isolation), Binds: w.Binds, Baseline: w.Baseline, Mutants: w.Mutants, FlakyTests: w.FlakyTests, Seconds: w.Seconds, Phases: w.Phases, CPUSeconds: w.CPUSeconds, CPUs: w.CPUs, Efficiency: w.Efficiency, Cached: w.Cached, Dropped: w.Dropped, TCE: w.TCE, NotRun: w.NotRun, Interrupted: w.Interrupted}
+	*r = Report{
+		Module:      w.Module,
+		Package:     w.Package,
+		Packages:    w.Packages,
+		Shard:       w.Shard,
+		GoVersion:   w.GoVersion,
+		Mode:        Mode(w.Mode),
+		Jobs:        w.Jobs,
+		Limit:       w.Limit,
+		MemoryLimit: w.MemoryLimit,
+		Isolation:   Isolation(w.Isolation),
+		Binds:       w.Binds,
+		Baseline:    w.Baseline,
+		Mutants:     w.Mutants,
+		FlakyTests:  w.FlakyTests,
+		Seconds:     w.Seconds,
+		Phases:      w.Phases,
+		CPUSeconds:  w.CPUSeconds,
+		CPUs:        w.CPUs,
+		Efficiency:  w.Efficiency,
+		Cached:      w.Cached,
+		Dropped:     w.Dropped,
+		TCE:         w.TCE,
+		NotRun:      w.NotRun,
+		Interrupted: w.Interrupted,
+	}
 	return nil
 }
 
 // MarshalJSON writes m in its wire format.
 func (m Mutant) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonMutant{ID: m.ID, Package: m.Package, Ordinal: m.Ordinal, Step: m.Step, Title: m.Title, Target: m.Target, Kind: string(m.Kind), Operator: string(m.Operator), File: m.File, Line: m.Line, Location: m.Location, Replacement: m.Replacement, Contract: m.Contract, Rationale: m.Rationale, Seed: m.Seed, Diff: m.Diff, Points: m.Points, Status: string(m.Status), DuplicateOf: m.DuplicateOf, Dominator: m.Dominator, SubsumedBy: m.SubsumedBy, Build: string(m.Build), FailedTests: m.FailedTests, CoveredBy: m.CoveredBy, FirstFailureOnly: m.FirstFailureOnly, Partial: m.Partial, Failures: m.Failures, SkippedTests: m.SkippedTests, FlakyTests: m.FlakyTests, Reason: m.Reason, Running: m.Running, SpinsAlone: m.SpinsAlone, Output: m.Output, Seconds: m.Seconds, TestSeconds: m.TestSeconds, DecidingSeconds: m.DecidingSeconds})
+	return json.Marshal(jsonMutant{
+		ID:               m.ID,
+		Package:          m.Package,
+		Ordinal:          m.Ordinal,
+		Step:             m.Step,
+		Title:            m.Title,
+		Target:           m.Target,
+		Kind:             string(m.Kind),
+		Operator:         string(m.Operator),
+		File:             m.File,
+		Line:             m.Line,
+		Location:         m.Location,
+		Replacement:      m.Replacement,
+		Contract:         m.Contract,
+		Rationale:        m.Rationale,
+		Seed:             m.Seed,
+		Diff:             m.Diff,
+		Points:           m.Points,
+		Status:           string(m.Status),
+		DuplicateOf:      m.DuplicateOf,
+		Dominator:        m.Dominator,
+		SubsumedBy:       m.SubsumedBy,
+		Build:            string(m.Build),
+		FailedTests:      m.FailedTests,
+		CoveredBy:        m.CoveredBy,
+		FirstFailureOnly: m.FirstFailureOnly,
+		Partial:          m.Partial,
+		Failures:         m.Failures,
+		SkippedTests:     m.SkippedTests,
+		FlakyTests:       m.FlakyTests,
+		Reason:           m.Reason,
+		Running:          m.Running,
+		SpinsAlone:       m.SpinsAlone,
+		Output:           m.Output,
+		Seconds:          m.Seconds,
+		TestSeconds:      m.TestSeconds,
+		DecidingSeconds:  m.DecidingSeconds,
+	})
 }
 
 // UnmarshalJSON reads m from its wire format.
@@ -113,6 +202,43 @@ func (m *Mutant) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*m = Mutant{ID: w.ID, Package: w.Package, Ordinal: w.Ordinal, Step: w.Step, Title: w.Title, Target: w.Target, Kind: mutation.Kind(w.Kind), Operator: mutation.Operator(w.Operator), File: w.File, Line: w.Line, Location: w.Location, Replacement: w.Replacement, Contract: w.Contract, Rationale: w.Rationale, Seed: w.Seed, Diff: w.Diff, Points: w.Points, Status: Status(w.Status), DuplicateOf: w.DuplicateOf, Dominator: w.Dominator, SubsumedBy: w.SubsumedBy, Build: Mode(w.Build), FailedTests: w.FailedTests, CoveredBy: w.CoveredBy, FirstFailureOnly: w.FirstFailureOnly, Partial: w.Partial, Failures: w.Failures, SkippedTests: w.SkippedTests, FlakyTests: w.FlakyTests, Reason: w.Reason, Running: w.Running, SpinsAlone: w.SpinsAlone, Output: w.Output, Seconds: w.Seconds, TestSeconds: w.TestSeconds, DecidingSeconds: w.DecidingSeconds}
+	*m = Mutant{
+		ID:               w.ID,
+		Package:          w.Package,
+		Ordinal:          w.Ordinal,
+		Step:             w.Step,
+		Title:            w.Title,
+		Target:           w.Target,
+		Kind:             mutation.Kind(w.Kind),
+		Operator:         mutation.Operator(w.Operator),
+		File:             w.File,
+		Line:             w.Line,
+		Location:         w.Location,
+		Replacement:      w.Replacement,
+		Contract:         w.Contract,
+		Rationale:        w.Rationale,
+		Seed:             w.Seed,
+		Diff:             w.Diff,
+		Points:           w.Points,
+		Status:           Status(w.Status),
+		DuplicateOf:      w.DuplicateOf,
+		Dominator:        w.Dominator,
+		SubsumedBy:       w.SubsumedBy,
+		Build:            Mode(w.Build),
+		FailedTests:      w.FailedTests,
+		CoveredBy:        w.CoveredBy,
+		FirstFailureOnly: w.FirstFailureOnly,
+		Partial:          w.Partial,
+		Failures:         w.Failures,
+		SkippedTests:     w.SkippedTests,
+		FlakyTests:       w.FlakyTests,
+		Reason:           w.Reason,
+		Running:          w.Running,
+		SpinsAlone:       w.SpinsAlone,
+		Output:           w.Output,
+		Seconds:          w.Seconds,
+		TestSeconds:      w.TestSeconds,
+		DecidingSeconds:  w.DecidingSeconds,
+	}
 	return nil
 }

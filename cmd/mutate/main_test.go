@@ -26,7 +26,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/fencelab/fencelab/internal/proctest"
+	"github.com/fencelab/fencelab/internal/proc"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
 	"github.com/fencelab/fencelab/internal/sandbox"
@@ -195,7 +195,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		ts.Check(err)
-		if !proctest.Gone(pid, 10*time.Second) {
+		if !proc.Gone(pid, 10*time.Second) {
 			ts.Fatalf("process %d (%s) is still running", pid, filepath.Base(f))
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
-	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -183,7 +182,7 @@ func (f *checkFlags) validate(fs *flag.FlagSet) (predict.Credit, error) {
 	}
 	for _, file := range append(f.g.Paths(), f.out.paths()...) {
 		if file != "" {
-			if err := outfile.Check(file, true); err != nil {
+			if err := checkOut(file, true); err != nil {
 				return "", err
 			}
 		}
@@ -197,7 +196,7 @@ func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp 
 	if *f.resultsFile == "" {
 		return runChecked(ctx, c, &f.sel, &f.rf, lp, &f.out, questionIDs(f.g.Questions), *f.answers)
 	}
-	if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "stryker"); len(set) > 0 {
+	if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "no-tce", "memory", "network", "bind", "no-sandbox", "stryker"); len(set) > 0 {
 		return nil, nil, fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
 	}
 	rep, err := report.ReadFile(*f.resultsFile)

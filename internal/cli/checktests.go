@@ -15,7 +15,6 @@ import (
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
-	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -147,7 +146,7 @@ func (f *checkFlags) checkTestOutputs(n int) error {
 	}
 	for _, path := range f.g.Paths() {
 		if path != "" {
-			if err := outfile.Check(path, true); err != nil {
+			if err := checkOut(path, true); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,8 @@
 // Package cli implements the mutate command: every command parses its
-// flags, selects its mutants (exercise.Select), runs them (harness.Run),
-// writes the report (package report), and maps what it returns to an exit
-// code (exit.go). Each command is a file of its own.
+// flags, selects its mutants (exercise.Select), runs them (harness.Run; a
+// learner's test files through testgrade.GradeFiles), writes the report
+// or the grades, and maps what it returns to an exit code (exit.go). Each
+// command is a file of its own.
 package cli
 
 import (

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/progress"
 )
 
@@ -33,7 +32,7 @@ func draft(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := outfile.Check(*out, false); err != nil {
+		if err := checkOut(*out, false); err != nil {
 			return err
 		}
 	}

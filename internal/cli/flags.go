@@ -17,7 +17,6 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
-	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/internal/text"
@@ -294,7 +293,7 @@ func (rf *runFlags) options(c *call, pr *progress.Reporter) harness.Options {
 
 // writeFile writes what write writes to path, and says so on stderr.
 func (c *call) writeFile(path, what string, write func(io.Writer) error) error {
-	if err := outfile.Write(path, write); err != nil {
+	if err := writeOut(path, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.stderr, "mutate: wrote %s; %s\n", path, what)

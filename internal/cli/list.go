@@ -29,7 +29,7 @@ func list(ctx context.Context, c *call, args []string) error {
 	for _, u := range plan.Units {
 		for _, m := range u.Mutants {
 			kind := string(m.Kind)
-			if m.Operator != "" {
+			if m.Generated() {
 				kind = string(m.Operator)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Step(m.Step), u.Qual+m.ID, m.Target, kind, m.Title)

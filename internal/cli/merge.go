@@ -52,7 +52,7 @@ func merge(_ context.Context, c *call, args []string) error {
 		sel := selection{pkg: rep.Package}
 		for _, m := range rep.Mutants {
 			if m.ID == id {
-				sel.generate = m.Operator != ""
+				sel.generate = m.Generated()
 			}
 		}
 		return c.showCommand(&sel, len(rep.Packages) > 0, id)

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
@@ -112,7 +111,7 @@ func (o *outputs) check() error {
 		return fmt.Errorf("-min-score %g: want a ratio from 0 to 1, such as 0.8", o.minScore)
 	}
 	for _, file := range o.paths() {
-		if err := outfile.Check(file, true); err != nil {
+		if err := checkOut(file, true); err != nil {
 			return err
 		}
 	}

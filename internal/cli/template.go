@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/fencelab/fencelab/internal/harness"
-	"github.com/fencelab/fencelab/internal/outfile"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 )
@@ -33,7 +32,7 @@ func template(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := outfile.Check(*out, false); errors.Is(err, outfile.ErrExists) {
+		if err := checkOut(*out, false); errors.Is(err, errExists) {
 			return fmt.Errorf("%w; the template does not overwrite a prediction file", err)
 		} else if err != nil {
 			return err

@@ -225,3 +225,25 @@ func TestRunAll_ClassroomReporter(t *testing.T) {
 		}
 	}
 }
+
+// The code map in docs/internals.md names every package under internal/.
+func TestCodeMap(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/internals.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "\n## Code map\n")
+	if !ok {
+		t.Fatal("docs/internals.md has no section \"## Code map\"")
+	}
+	section, _, _ := strings.Cut(after, "\n## ")
+	entries, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !strings.Contains(section, "`internal/"+e.Name()+"`") {
+			t.Errorf("docs/internals.md's code map does not name internal/%s", e.Name())
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -36,7 +35,6 @@ type Selection struct {
 	// the package alone, with no mutant. Without it, such a catalog is
 	// ErrWithheld.
 	Withheld bool
-	Go       string // the go command; "go" if empty
 	Progress *progress.Reporter
 }
 
@@ -208,7 +206,7 @@ func (p *Plan) generatePattern(ctx context.Context, sel Selection) error {
 		return fmt.Errorf("-pkg %s names packages by a pattern, which needs -generate: a catalog's mutants are written for one package", sel.Pkg)
 	}
 	p.Multi, p.Package = true, sel.Pkg
-	ts, err := FindTargets(ctx, sel.Go, "", sel.Pkg, sel.Progress)
+	ts, err := FindTargets(ctx, "", "", sel.Pkg, sel.Progress)
 	if err != nil {
 		return err
 	}
@@ -258,7 +256,7 @@ func (p *Plan) generate(ctx context.Context, sel Selection) error {
 			dir, pkg = p.Root, cat.Package
 		}
 	}
-	t, err := FindTarget(ctx, sel.Go, dir, pkg, sel.Progress)
+	t, err := FindTarget(ctx, "", dir, pkg, sel.Progress)
 	if err != nil {
 		return err
 	}
@@ -275,8 +273,8 @@ func (p *Plan) generate(ctx context.Context, sel Selection) error {
 	return nil
 }
 
-// read reads the mutants files, or the catalog, and finds their package:
-// -pkg, or the one the files name, or the catalog's.
+// read reads the mutants files, or the catalog; apply then finds their
+// package (see packageOf).
 func (p *Plan) read(sel Selection) error {
 	set, err := Load(p.Root, sel.Files)
 	if err != nil {
@@ -375,7 +373,7 @@ func (p *Plan) apply(ctx context.Context, sel Selection) error {
 			if sel.Pkg != "" && u.Set.Package != "" && u.Set.Package != sel.Pkg {
 				written = u.Set.Package
 			}
-			if u.Target, err = FindTarget(ctx, sel.Go, dir, pkg, sel.Progress); err != nil {
+			if u.Target, err = FindTarget(ctx, "", dir, pkg, sel.Progress); err != nil {
 				return err
 			}
 			if u.Source, err = mutation.Load(u.Target.Dir); err != nil {
@@ -386,7 +384,7 @@ func (p *Plan) apply(ctx context.Context, sel Selection) error {
 		var left []string
 		for _, m := range u.Mutants {
 			a, err := u.Source.Apply(m)
-			if err != nil && m.Operator != "" {
+			if err != nil && m.Generated() {
 				// Made from this very code a moment ago: a mutant that
 				// cannot be made again is the generator's fault, never a
 				// reason to stop the run.
@@ -439,7 +437,7 @@ func (p *Plan) Names() (all, run, tests []string, err error) {
 		for _, a := range u.Applied {
 			run = append(run, u.Qual+a.Mutant.ID)
 		}
-		names, err := gotest.TopLevel(u.Target.Dir)
+		names, err := mutation.TopLevel(u.Target.Dir)
 		if err != nil {
 			return nil, nil, nil, err
 		}

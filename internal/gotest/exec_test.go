@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencelab/fencelab/internal/proctest"
+	"github.com/fencelab/fencelab/internal/proc"
 	"github.com/fencelab/fencelab/internal/sandbox"
 	"github.com/fencelab/fencelab/third_party/test2json"
 )
@@ -393,7 +393,7 @@ func TestExec_DeadlineKillsTheWholeProcessGroup(t *testing.T) {
 		}
 	}
 	for _, f := range []string{pidFile, pidFile + ".child"} {
-		if pid := readPid(t, f); !proctest.Gone(pid, 10*time.Second) {
+		if pid := readPid(t, f); !proc.Gone(pid, 10*time.Second) {
 			t.Errorf("process %d (%s) is still running after the deadline", pid, filepath.Base(f))
 		}
 	}
@@ -411,7 +411,7 @@ func TestExec_KillsTheProcessGroupAfterANormalExit(t *testing.T) {
 	if !res.Passed || res.TimedOut || res.ExitCode != 0 {
 		t.Fatalf("Run() passed %v, timed out %v, exit %d; want a pass", res.Passed, res.TimedOut, res.ExitCode)
 	}
-	if pid := readPid(t, pidFile+".child"); !proctest.Gone(pid, 10*time.Second) {
+	if pid := readPid(t, pidFile+".child"); !proc.Gone(pid, 10*time.Second) {
 		t.Errorf("child %d of the passing binary is still running", pid)
 	}
 }
@@ -564,9 +564,7 @@ func TestExec_CPULimitLeavesABinaryThatWaits(t *testing.T) {
 // skips the test where there is none.
 func fixtureSandbox(t *testing.T, e Exec) *sandbox.Spec {
 	t.Helper()
-	if ok, why := sandbox.Available(); !ok {
-		t.Skipf("no sandbox here: %s", why)
-	}
+	sandbox.Need(t)
 	spec := sandbox.Default(t.TempDir())
 	spec.ReadOnly = []string{filepath.Dir(e.Binary), e.Dir}
 	return &spec
@@ -600,39 +598,6 @@ func TestBuild_MissingPackageIsNotABuildError(t *testing.T) {
 	}
 }
 
-func TestTopLevel_NamesWithoutBuilding(t *testing.T) {
-	dir := writeModule(t, `package m
-
-import (
-	"fmt"
-	"testing"
-)
-
-func TestB(t *testing.T) { t.Run("sub", func(t *testing.T) {}) }
-func TestA(t *testing.T) {}
-func Test(t *testing.T) {}
-func Testable() {}
-func TestMain(m *testing.M) { m.Run() }
-func BenchmarkC(b *testing.B) {}
-func FuzzD(f *testing.F) {}
-func ExampleTwo() {
-	fmt.Println(Two())
-	// Output: 2
-}
-func Example_noOutput() { fmt.Println(Two()) }
-`)
-	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte("package m_test\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	names, err := TopLevel(dir)
-	if err != nil {
-		t.Fatalf("TopLevel() error = %v", err)
-	}
-	if got, want := strings.Join(names, ","), "ExampleTwo,FuzzD,Test,TestA,TestB,TestX"; got != want {
-		t.Fatalf("TopLevel() = %s, want %s", got, want)
-	}
-}
-
 // BenchmarkExec_StartToFirstTest measures what a sandbox costs each run of
 // a test binary: the time from Run's call to the first test's start,
 // directly and in a sandbox, as a median over b.N runs (ms-to-first-test)
@@ -640,9 +605,7 @@ func Example_noOutput() { fmt.Println(Two()) }
 // benchmark (isolated/direct).
 func BenchmarkExec_StartToFirstTest(b *testing.B) {
 	direct := median(b, "Direct", nil)
-	if ok, why := sandbox.Available(); !ok {
-		b.Skipf("no sandbox here: %s", why)
-	}
+	sandbox.Need(b)
 	spec := sandbox.Default(b.TempDir())
 	isolated := median(b, "Isolated", &spec)
 	if direct > 0 && isolated > 0 {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencelab/fencelab/internal/proctest"
+	"github.com/fencelab/fencelab/internal/proc"
 )
 
 // A process that a test starts in a session of its own, which no process
@@ -28,7 +28,7 @@ func TestExec_KillsWhatATestLeavesInASessionOfItsOwn(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("the test did not record its child")
 	}
-	if !proctest.Gone(pid, 10*time.Second) {
+	if !proc.Gone(pid, 10*time.Second) {
 		t.Fatalf("process %d, in a session of its own, is still running", pid)
 	}
 }
@@ -48,14 +48,14 @@ func TestSweepOrphans_OnlyThoseOfTheRun(t *testing.T) {
 	}
 	mine, other := startOrphan("mine"), startOrphan("other")
 	SweepOrphans("mine")
-	if !proctest.Gone(mine.Process.Pid, 10*time.Second) {
+	if !proc.Gone(mine.Process.Pid, 10*time.Second) {
 		t.Errorf("the orphan of the run swept is still running")
 	}
-	if !proctest.Alive(other.Process.Pid) {
+	if !proc.Alive(other.Process.Pid) {
 		t.Fatalf("the orphan of another run was killed")
 	}
 	SweepOrphans("")
-	if !proctest.Gone(other.Process.Pid, 10*time.Second) {
+	if !proc.Gone(other.Process.Pid, 10*time.Second) {
 		t.Errorf("the last sweep left an orphan running")
 	}
 }

@@ -159,7 +159,7 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 // build with no mutant active and of this run, and the one it is compared
 // with, without more runs of its own.
 func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) error {
-	if !slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return cfg.Full || a.Mutant.Operator == "" }) {
+	if !slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return cfg.Full || !a.Mutant.Generated() }) {
 		return nil
 	}
 	bin, env := b.plain, []string(nil)
@@ -192,7 +192,7 @@ func buildAll(ctx context.Context, cfg config, p *prepared) (bin string, sb *swi
 	wg.Go(func() { setUpErr = p.setUp(ctx, cfg) })
 	invalid = p.typeCheck(ctx, cfg)
 	for _, a := range p.Applied {
-		if msgs, ok := invalid[a.Mutant.ID]; ok && a.Mutant.Operator == "" {
+		if msgs, ok := invalid[a.Mutant.ID]; ok && !a.Mutant.Generated() {
 			pr.Printf("%s: not valid Go on its own: %s", a.Mutant.ID, text.FirstLine(msgs))
 		}
 	}

@@ -46,7 +46,7 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 	}
 	bin := filepath.Join(dir, "pkg.test")
 	c := gotest.Compile{
-		Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.tester.Rel, Flags: flags, Env: env,
+		Dir: p.Target.ModuleDir, Package: p.tester.Rel, Flags: flags, Env: env,
 		Stderr: cfg.Progress.GoLines(),
 	}
 	// A blind run's binaries hold a learner's tests: none outlives it.

@@ -41,7 +41,7 @@ type coverage struct {
 // coveragePays). With -full, coverage only tells a generated survivor
 // that no test reaches (not-covered).
 func needsCoverage(cfg config, p *prepared, b *Baseline) bool {
-	generated := slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return a.Mutant.Operator != "" })
+	generated := slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return a.Mutant.Generated() })
 	if generated || cfg.everyTest() {
 		return generated
 	}

@@ -79,10 +79,10 @@ func TestGenerated_CoverageAndEarlyKillAgreeWithFullOverlayRuns(t *testing.T) {
 				t.Errorf("%s: %s fails under it but is not among the tests that reach it, %v", f.ID, top, f.CoveredBy)
 			}
 		}
-		if f.Status == report.Killed && f.Operator != "" && len(f.FailedTests) > len(o.FailedTests) {
+		if f.Status == report.Killed && f.Generated() && len(f.FailedTests) > len(o.FailedTests) {
 			t.Errorf("%s: the early kill has more failing tests than the full run", f.ID)
 		}
-		if wantEarly := f.Status == report.Killed && f.Operator != ""; f.FirstFailureOnly != wantEarly || o.FirstFailureOnly {
+		if wantEarly := f.Status == report.Killed && f.Generated(); f.FirstFailureOnly != wantEarly || o.FirstFailureOnly {
 			t.Errorf("%s: first_failure_only %t with early kill, %t in full runs; want %t, false", f.ID, f.FirstFailureOnly, o.FirstFailureOnly, wantEarly)
 		}
 	}

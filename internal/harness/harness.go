@@ -68,7 +68,7 @@ import (
 	"github.com/fencelab/fencelab/third_party/test2json"
 )
 
-// Limits of a mutant's test run when Config.Timeout is zero: this many
+// Limits of a mutant's test run when Options.Timeout is zero: this many
 // times the baseline's test run, plus TimeoutSlack; and, on Linux, this
 // many times the baseline's test run on every CPU, plus CPUSlack, of CPU
 // time (see limitsOf).
@@ -78,7 +78,7 @@ const (
 	CPUSlack      = time.Second
 )
 
-// baselineLimit bounds the runs of the unmutated suite when Config.Timeout
+// baselineLimit bounds the runs of the unmutated suite when Options.Timeout
 // is zero; it is go test's own default.
 const baselineLimit = 10 * time.Minute
 
@@ -105,7 +105,6 @@ type Options struct {
 	Mode     Mode               // "" is ModeSwitch
 	Jobs     int                // mutants run at the same time; at least 1
 	Timeout  time.Duration      // per mutant run; 0 derives it from the baseline
-	Go       string             // the go command; "go" if empty
 	Progress *progress.Reporter // nil for none
 	NoCache  bool               // run even if the cache holds the results
 	// Full runs generated mutants as catalog mutants run: every test, to
@@ -117,10 +116,11 @@ type Options struct {
 	// prepared.tce).
 	NoTCE bool
 
-	// AfterBaseline, if set, is called with the names of each package's
-	// baseline tests (from a run, or the cache; qualified in a run of a
-	// pattern) before any of its mutants runs; an error stops the run.
-	// check validates the learners' subtest names there.
+	// AfterBaseline, if set, is called with the names of the package's
+	// baseline tests (from a run, or the cache) before any of its mutants
+	// runs; an error stops the run. check validates the learners' subtest
+	// names there, in a run of one package (a pattern's are checked
+	// after the run, against the report's qualified names).
 	AfterBaseline func(tests []string) error
 
 	// Memory limits what a test binary, with every process it starts,
@@ -257,7 +257,7 @@ type prepared struct {
 func prepare(ctx context.Context, u *exercise.Unit, cfg config) (*prepared, error) {
 	p := &prepared{Target: u.Target, tester: cmp.Or(cfg.tester, u.Target), Package: u.Source, Applied: u.Applied, bins: &binaries{},
 		isolated: !cfg.reduced, memory: baselineMemory(cfg.Options)}
-	env, err := gotest.Env(ctx, cfg.Go, goEnvNames...)
+	env, err := gotest.Env(ctx, "", goEnvNames...)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (p *prepared) setUp(ctx context.Context, cfg config) error {
 	)
 	if version.Lang(p.goEnv["GOVERSION"]) != test2json.GoVersion {
 		wg.Go(func() {
-			find := func() (string, error) { return gotest.Test2JSON(ctx, cfg.Go) }
+			find := func() (string, error) { return gotest.Test2JSON(ctx, "") }
 			if !p.isolated {
 				p.test2json, t2jErr = find() // the cache is not written (see guardCache)
 				return

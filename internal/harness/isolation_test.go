@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 // Where test binaries cannot run in sandboxes, a run that must run one
@@ -68,9 +69,7 @@ func TestRun_RefusesWithoutSandboxesUnlessTold(t *testing.T) {
 // baseline a quarter of the machine's memory (at least MemoryFloor), after
 // it ten times the baseline's peak (at least MemoryFloor).
 func TestRun_EachTestBinaryInASandboxOfItsOwn(t *testing.T) {
-	if ok, why := sandboxAvailable(); !ok {
-		t.Skipf("no sandbox here: %s", why)
-	}
+	sandbox.Need(t)
 	for _, network := range []bool{false, true} {
 		r := cannedRunner()
 		r.peak = 300 << 20

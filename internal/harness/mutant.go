@@ -69,7 +69,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		return r, nil
 	}
 	m := &mutantRun{cfg: cfg, p: p, b: b, a: a, limit: limit, k: k,
-		tests: b.Result.TopLevel(), fast: a.Mutant.Operator != "" && !cfg.Full}
+		tests: b.Result.TopLevel(), fast: a.Mutant.Generated() && !cfg.Full}
 	covered, known := true, false
 	if c := b.coverage; c != nil && c.knows(a.Mutant.ID) {
 		known = true
@@ -135,7 +135,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	case r.Status == report.Survived && known && !covered:
 		// Every test ran, and none reaches the site.
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
-	case r.Status == report.Survived && a.Mutant.Operator != "" && !known:
+	case r.Status == report.Survived && a.Mutant.Generated() && !known:
 		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	}
 	return r, nil

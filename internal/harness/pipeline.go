@@ -171,15 +171,6 @@ func runTester(ctx context.Context, plan *exercise.Plan, u *exercise.Unit, opt O
 	for _, a := range u.Applied {
 		cfg.Mutants = append(cfg.Mutants, a.Mutant)
 	}
-	if opt.AfterBaseline != nil && u.Qual != "" {
-		cfg.AfterBaseline = func(tests []string) error {
-			qualified := make([]string, len(tests))
-			for i, t := range tests {
-				qualified[i] = u.Qual + t
-			}
-			return opt.AfterBaseline(qualified)
-		}
-	}
 	p, err := prepare(ctx, u, cfg)
 	if err != nil {
 		return nil, err

@@ -224,7 +224,7 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 	if !p.isolated {
 		return treeKeys{} // what runs without sandboxes decides is not kept
 	}
-	in, err := cache.Collect(ctx, cfg.Go, p.Target.ModuleDir, p.tester.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel})
+	in, err := cache.Collect(ctx, "", p.Target.ModuleDir, p.tester.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel})
 	if err != nil {
 		if ctx.Err() == nil { // an interrupt says so itself
 			cfg.Progress.Printf("not using the cache: %v", err)

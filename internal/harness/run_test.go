@@ -16,6 +16,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 // canned is a Runner that builds nothing and answers every run of a test
@@ -402,9 +403,7 @@ var runDirPath = regexp.MustCompile(`/runs/[0-9]+/mod$`)
 // settings; the directories to hide are covered. The verdicts come from
 // the code alone.
 func TestRun_BlindNamesNoMutant(t *testing.T) {
-	if ok, why := sandboxAvailable(); !ok {
-		t.Skipf("no sandbox here: %s", why)
-	}
+	sandbox.Need(t)
 	t.Setenv("GRADER_TOKEN", "s3cret")
 	ms := []*mutation.Mutant{
 		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},

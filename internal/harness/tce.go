@@ -43,7 +43,7 @@ type tceResult struct {
 func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult, error) {
 	var todo []int
 	for _, i := range which {
-		if a := p.Applied[i]; a.Mutant.Operator != "" && !a.Generic {
+		if a := p.Applied[i]; a.Mutant.Generated() && !a.Generic {
 			todo = append(todo, i)
 		}
 	}
@@ -91,7 +91,7 @@ func (p *prepared) tce(ctx context.Context, cfg config, which []int) (*tceResult
 func (p *prepared) tceReference(ctx context.Context, cfg config, n int) (ref string, ok bool, err error) {
 	// The compiler itself, when the package is Go files alone; else go
 	// build, which does the same with more work per compile.
-	comp, err := gotest.NewCompiler(ctx, cfg.Go, p.Target.ModuleDir, p.Target.Rel, filepath.Join(p.tmp, "tce"))
+	comp, err := gotest.NewCompiler(ctx, "", p.Target.ModuleDir, p.Target.Rel, filepath.Join(p.tmp, "tce"))
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
@@ -166,7 +166,7 @@ func (p *prepared) codeSum(ctx context.Context, cfg config, dir string, files ma
 		}
 		flags = append(flags, "-overlay="+overlay)
 	}
-	c := gotest.Compile{Go: cfg.Go, Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env}
+	c := gotest.Compile{Dir: p.Target.ModuleDir, Package: p.Target.Rel, Flags: flags, Env: env}
 	asm, err := c.Assembly(ctx)
 	if err != nil {
 		return "", err

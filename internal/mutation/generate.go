@@ -17,6 +17,11 @@ import (
 // without a catalog.
 type Operator string
 
+// Generated reports whether o names an operator: a mutant with one was
+// generated from the code; one without was written by hand in a catalog.
+// It is the one place that tells the two apart.
+func (o Operator) Generated() bool { return o != "" }
+
 // The operators, after those of gremlins (the conditionals, arithmetic,
 // increment/decrement, negatives and logical operators), go-mutesting
 // (statement removal) and cargo-mutants (a body that returns zero values),
@@ -57,16 +62,6 @@ var operators = []struct {
 	{OpSQLWhere, "in SQL: one AND term of a WHERE dropped"},
 	{OpSQLConflict, "in SQL: OR IGNORE ↔ OR REPLACE"},
 }
-
-// Operators lists every operator, in the order Generate applies them at a
-// place.
-var Operators = func() []Operator {
-	list := make([]Operator, len(operators))
-	for i, o := range operators {
-		list[i] = o.op
-	}
-	return list
-}()
 
 // OperatorHelp returns every operator with the rewrite it makes, a line
 // each, as "mutate help operators" prints them.

@@ -83,6 +83,10 @@ type Mutant struct {
 
 // errorf returns an error about m, prefixed with the position of field
 // when m was read from a file.
+// Generated reports whether an operator generated m from the code, rather
+// than a catalog's author (see Operator.Generated).
+func (m *Mutant) Generated() bool { return m.Operator.Generated() }
+
 func (m *Mutant) errorf(field, format string, args ...any) error {
 	msg := fmt.Sprintf("mutant %s: %s", m.ID, fmt.Sprintf(format, args...))
 	if p, ok := m.Defined[field]; ok {

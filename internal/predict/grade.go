@@ -9,10 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/classroom"
-	"github.com/fencelab/fencelab/internal/csvout"
+	"github.com/fencelab/fencelab/internal/classout"
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 )
@@ -26,10 +24,10 @@ var Visibilities = []string{"visible", "hidden", "after_due_date", "after_publis
 // when the learner sees them. An invalid file scores 0, and its problems
 // are the output.
 func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
-	res := gradescope.Results{Score: round(s.Points), Output: s.summary(), OutputFormat: "text", TestOutputFormat: "text",
-		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}}
+	res := classout.GradescopeResults{Score: round(s.Points), Output: s.summary(), OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: visibility, StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{}}
 	for _, o := range s.Outcomes {
-		t := gradescope.Test{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
+		t := classout.GradescopeTest{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
 			Status: "failed", Output: s.feedback(&o), Visibility: visibility}
 		if o.Step > 0 {
 			t.Number = fmt.Sprint(o.Step)
@@ -48,15 +46,15 @@ func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
 // file, fail otherwise. The reporter records the sum of the tests'
 // scores out of max_score.
 func (s *Score) WriteClassroom(w io.Writer) error {
-	res := classroom.Result{Version: 1, Status: "pass", MaxScore: s.MaxPoints, Tests: []classroom.Test{}}
+	res := classout.ClassroomResult{Version: 1, Status: "pass", MaxScore: s.MaxPoints, Tests: []classout.ClassroomTest{}}
 	if len(s.Problems) > 0 {
 		res.Status = "error"
-		res.Tests = append(res.Tests, classroom.Test{Name: s.File, Status: "error", Message: s.summary(),
+		res.Tests = append(res.Tests, classout.ClassroomTest{Name: s.File, Status: "error", Message: s.summary(),
 			TestCode: "go tool mutate check " + s.File, Filename: s.File})
 		return writeJSON(w, res)
 	}
 	for _, o := range s.Outcomes {
-		t := classroom.Test{Name: o.name(), Status: "fail", Score: round(o.Points), Message: s.feedback(&o),
+		t := classout.ClassroomTest{Name: o.name(), Status: "fail", Score: round(o.Points), Message: s.feedback(&o),
 			TestCode: "go tool mutate show " + o.Mutant, Filename: s.File}
 		if o.Exact {
 			t.Status = "pass"
@@ -69,7 +67,7 @@ func (s *Score) WriteClassroom(w io.Writer) error {
 		// For the instructor to read: it scores nothing.
 		var b strings.Builder
 		s.writeWorksheet(&b)
-		res.Tests = append(res.Tests, classroom.Test{Name: "worksheet (not graded)", Status: "pass", Message: strings.TrimRight(b.String(), "\n"),
+		res.Tests = append(res.Tests, classout.ClassroomTest{Name: "worksheet (not graded)", Status: "pass", Message: strings.TrimRight(b.String(), "\n"),
 			TestCode: "go tool mutate check " + s.File, Filename: s.File})
 	}
 	return writeJSON(w, res)
@@ -102,7 +100,7 @@ func (c *Class) WriteCSV(w io.Writer) error {
 	for _, q := range questions {
 		header = append(header, "worksheet: "+q)
 	}
-	cw := csvout.NewWriter(w)
+	cw := classout.NewCSVWriter(w)
 	cw.Write(header)
 	ratio := func(r Ratio) string {
 		if !r.Defined() {
@@ -382,14 +380,14 @@ type NotGraded struct {
 // WriteGradescope writes n as Gradescope's results.json: a score of 0 and
 // why, no test.
 func (n NotGraded) WriteGradescope(w io.Writer, visibility string) error {
-	return writeJSON(w, gradescope.Results{Score: 0, Output: n.Why, OutputFormat: "text", TestOutputFormat: "text",
-		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}})
+	return writeJSON(w, classout.GradescopeResults{Score: 0, Output: n.Why, OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: visibility, StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{}})
 }
 
 // WriteClassroom writes n as a GitHub Classroom runner's result: status
 // error, one test that scores nothing and says why.
 func (n NotGraded) WriteClassroom(w io.Writer) error {
-	return writeJSON(w, classroom.Result{Version: 1, Status: "error", MaxScore: n.MaxPoints, Tests: []classroom.Test{
+	return writeJSON(w, classout.ClassroomResult{Version: 1, Status: "error", MaxScore: n.MaxPoints, Tests: []classout.ClassroomTest{
 		{Name: "not graded", Status: "error", Message: n.Why, TestCode: "go tool mutate check " + n.File, Filename: n.File}}})
 }
 

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencelab/fencelab/internal/classroom"
+	"github.com/fencelab/fencelab/internal/classout"
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/gradescope"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
 )
@@ -94,14 +93,14 @@ func TestScore_WriteGradescope(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, "gradescope-results.schema.json", b.Bytes())
-	var got gradescope.Results
+	var got classout.GradescopeResults
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Score != 1 || got.Visibility != "after_due_date" || len(got.Tests) != 3 || !strings.Contains(got.Output, "(alice): 1 of 3 exact, 1 of 4 points") {
 		t.Fatalf("results = %+v", got)
 	}
-	want := []gradescope.Test{
+	want := []classout.GradescopeTest{
 		{Name: "step 1: m1 (the first fault)", Number: "1", Score: 1, MaxScore: 1, Status: "passed", Visibility: "after_due_date"},
 		{Name: "step 2: m2", Number: "2", Score: 0, MaxScore: 2, Status: "failed", Visibility: "after_due_date"},
 		{Name: "m3", Score: 0, MaxScore: 1, Status: "failed", Visibility: "after_due_date"},
@@ -125,7 +124,7 @@ func TestScore_WriteClassroom(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, "classroom-result.schema.json", b.Bytes())
-	var got classroom.Result
+	var got classout.ClassroomResult
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +157,8 @@ func TestInvalidScore(t *testing.T) {
 	}
 	validate(t, "gradescope-results.schema.json", gs.Bytes())
 	validate(t, "classroom-result.schema.json", cr.Bytes())
-	var g gradescope.Results
-	var c classroom.Result
+	var g classout.GradescopeResults
+	var c classout.ClassroomResult
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &c)
 	if g.Score != 0 || len(g.Tests) != 3 || g.Tests[1].MaxScore != 2 || !strings.Contains(g.Output, "bob.yaml is invalid, so nothing was compared and it scores 0 of 4 points") || !strings.Contains(g.Output, `bob.yaml:3:7: unknown mutant "m9"`) {
@@ -255,8 +254,8 @@ func TestClass_WorksheetAnswers(t *testing.T) {
 	if err := s.WriteClassroom(&cr); err != nil {
 		t.Fatal(err)
 	}
-	var g gradescope.Results
-	var cl classroom.Result
+	var g classout.GradescopeResults
+	var cl classout.ClassroomResult
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &cl)
 	if !strings.Contains(g.Output, "  earlier:\n    Why do the earlier tests hold?\n      > Nothing later writes the fence") {

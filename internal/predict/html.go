@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/classpage"
+	"github.com/fencelab/fencelab/internal/classout"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
@@ -196,7 +196,7 @@ type rowArgs struct {
 var classTemplate = template.Must(template.New("class").Funcs(template.FuncMap{
 	"rowOf": func(r classRow, ms []classMutant) rowArgs { return rowArgs{r, ms} },
 	"plus":  func(a, b int) int { return a + b },
-	"style": func() template.CSS { return classpage.Style },
+	"style": func() template.CSS { return classout.PageStyle },
 }).Parse(`{{define "row"}}<tr{{if .Row.Invalid}} class="invalid"{{end}}{{if .Row.Model}} class="model"{{end}}><th title="{{.Row.File}}">{{.Row.Name}}</th>{{$name := .Row.Name}}{{$ms := .Mutants}}{{range $i, $c := .Row.Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $ms $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Row.Invalid}}<td colspan="4">invalid</td>{{else}}<td class="num">{{.Row.Exact}}/{{.Row.Total}}</td><td class="num">{{.Row.Points}}</td><td class="num">{{.Row.Precision}}</td><td class="num">{{.Row.Recall}}</td>{{end}}</tr>
 {{end}}<!doctype html>
 <html lang="en">

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencelab/fencelab/internal/classpage"
+	"github.com/fencelab/fencelab/internal/classout"
 	"github.com/fencelab/fencelab/internal/report"
 )
 
@@ -27,7 +27,7 @@ func TestClass_WriteHTML(t *testing.T) {
 	page := buf.String()
 	for _, want := range []string{
 		`<h1>The class: 3 learners, 2 mutants</h1>`,
-		"<style>\n" + string(classpage.Style) + "\ntd.exact {",
+		"<style>\n" + string(classout.PageStyle) + "\ntd.exact {",
 		`<td class="cell exact" data-learner="alice" data-mutant="m1" title="exact: TestA">✓</td>`,
 		`<td class="cell differs" data-learner="alice" data-mutant="m2" title="differs: missed TestB">✗</td>`,
 		`<td class="cell differs" data-learner="&lt;b&gt;bob&lt;/b&gt;" data-mutant="m2" title="differs: missed TestA, TestB; wrongly predicted TestP">✗</td>`,

@@ -4,9 +4,6 @@
 // where there is none, it reads nothing.
 package proc
 
-// Available says that /proc cannot be read here.
-const Available = false
-
 // PIDs returns nothing here.
 func PIDs() []int { return nil }
 

@@ -126,7 +126,7 @@ type Dropped struct {
 func (r *Report) DropInvalidGenerated() {
 	kept := r.Mutants[:0:0]
 	for _, m := range r.Mutants {
-		if m.Operator != "" && m.Status == BuildFailed {
+		if m.Generated() && m.Status == BuildFailed {
 			r.Dropped = append(r.Dropped, Dropped{ID: m.ID, Reason: text.FirstLine(m.Output)})
 			continue
 		}
@@ -245,6 +245,10 @@ type Position struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`
 }
+
+// Generated reports whether an operator generated m from the code, rather
+// than a catalog's author (see mutation.Operator.Generated).
+func (m *Mutant) Generated() bool { return m.Operator.Generated() }
 
 // Worth returns what a prediction of m is worth when graded: its points,
 // 1 by default.

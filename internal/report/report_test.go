@@ -107,7 +107,7 @@ func TestExitCode(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	exercise := map[string]bool{}
 	for _, m := range sample().Mutants {
-		if m.Operator == "" {
+		if !m.Generated() {
 			exercise[m.ID] = true
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/gotest"
+	"github.com/fencelab/fencelab/internal/mutation"
 )
 
 // Sources is what a report shows beside the run's results: the source of
@@ -41,7 +41,7 @@ func ReadSources(root string, rep *Report) (Sources, error) {
 	}
 	for _, pkg := range pkgs {
 		dir := path.Clean(strings.TrimPrefix(pkg, "./"))
-		funcs, err := gotest.TestFuncs(filepath.Join(root, filepath.FromSlash(dir)))
+		funcs, err := mutation.TestFuncs(filepath.Join(root, filepath.FromSlash(dir)))
 		if err != nil {
 			return Sources{}, err
 		}
@@ -144,7 +144,7 @@ func (r *Report) Stryker(src Sources) *Stryker {
 			Status: m.Status.def().stryker, KilledBy: m.FailedTests, CoveredBy: m.CoveredBy, Duration: int64(m.TestSeconds * 1000),
 		}
 		switch {
-		case m.Operator != "":
+		case m.Generated():
 			sm.MutatorName = string(m.Operator)
 		case sm.MutatorName == "":
 			sm.MutatorName = "fragment"

@@ -108,7 +108,7 @@ func writeMutant(b *strings.Builder, m Mutant, opt TextOptions) {
 	if m.DuplicateOf != "" {
 		fmt.Fprintf(b, "  a duplicate of %s: it compiles to the same code, so it did not run and has its verdict\n", m.DuplicateOf)
 	}
-	if len(m.SubsumedBy) > 0 && m.Operator != "" {
+	if len(m.SubsumedBy) > 0 && m.Generated() {
 		fmt.Fprintf(b, "  subsumed by %s: every test that kills %s kills it\n", strings.Join(m.SubsumedBy, ", "), text.Plural(len(m.SubsumedBy), "that mutant", "one of those"))
 	}
 	if len(m.FlakyTests) > 0 && m.Status != Flaky {
@@ -156,7 +156,7 @@ func countNote(m Mutant) string {
 // generated reports whether r has a generated mutant.
 func (r *Report) generated() bool {
 	for _, m := range r.Mutants {
-		if m.Operator != "" {
+		if m.Generated() {
 			return true
 		}
 	}

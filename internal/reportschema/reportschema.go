@@ -17,9 +17,6 @@ import (
 	schema "github.com/fencelab/fencelab/third_party/mutation-testing-report-schema"
 )
 
-// Version is the npm version of the vendored schema.
-const Version = schema.Version
-
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.JSON))
 	if err != nil {

@@ -223,12 +223,7 @@ func helper(what string) int {
 // returns what it printed and how it ended.
 func run(t *testing.T, spec Spec, what, arg string) (string, Status) {
 	t.Helper()
-	if ok, why := Available(); !ok {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no sandbox here, and CI runs the isolated path: %s", why)
-		}
-		t.Skipf("no sandbox here: %s", why)
-	}
+	Need(t)
 	// The test binary, under /tmp, stays visible.
 	spec.ReadOnly = append(spec.ReadOnly, filepath.Dir(os.Args[0]))
 	env := append(os.Environ(), helperEnv+"="+what, "ARG="+arg)
@@ -538,9 +533,7 @@ func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
 	if os.Geteuid() != 0 || os.Getenv(asNobodyEnv) != "" {
 		t.Skip("runs the tests as nobody when run as root")
 	}
-	if ok, why := Available(); !ok {
-		t.Skipf("no sandbox here: %s", why)
-	}
+	Need(t)
 	// A copy of the test binary that nobody may run, in a directory of
 	// nobody's own.
 	dir, err := os.MkdirTemp("", "sandbox-as-nobody-")

@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/infile"
+	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
@@ -41,7 +41,6 @@ type Config struct {
 	// BaselineLimit unless they say otherwise.
 	Options harness.Options
 	Engine  Engine
-	Go      string // the go command; "go" if empty
 }
 
 // Engine selects and runs: exercise.Select, harness.Run and
@@ -130,7 +129,7 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 	}
 	// The package, as go names it in the grader's checkout (the copy's
 	// selection says what it loads).
-	first, err := cfg.Engine.Select(ctx, exercise.Selection{Dir: cfg.Set.Root, Files: paths, Withheld: cfg.Set.Withheld, Go: cfg.Go})
+	first, err := cfg.Engine.Select(ctx, exercise.Selection{Dir: cfg.Set.Root, Files: paths, Withheld: cfg.Set.Withheld})
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +146,7 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 		return nil, err
 	}
 	// The same mutants, applied in the copy.
-	g.plan, err = cfg.Engine.Select(ctx, exercise.Selection{Dir: tmp, Files: paths, Withheld: cfg.Set.Withheld, Go: cfg.Go, Progress: pr})
+	g.plan, err = cfg.Engine.Select(ctx, exercise.Selection{Dir: tmp, Files: paths, Withheld: cfg.Set.Withheld, Progress: pr})
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
@@ -187,7 +186,7 @@ func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 		return g.ungraded(file, problems), nil
 	}
 	var tests []string
-	for _, t := range gotest.TestFuncsOf(fset, f) {
+	for _, t := range mutation.TestFuncsOf(fset, f) {
 		tests = append(tests, t.Name)
 	}
 	if len(tests) == 0 {
@@ -427,7 +426,7 @@ func disable(fset *token.FileSet, f *ast.File, src []byte, invalid []Invalid) ([
 		}
 	}
 	left := false
-	for _, t := range gotest.TestFuncsOf(fset, f) {
+	for _, t := range mutation.TestFuncsOf(fset, f) {
 		if slices.ContainsFunc(invalid, func(i Invalid) bool { return i.Test == t.Name }) {
 			out[off[t.Name]] = '_'
 		} else {

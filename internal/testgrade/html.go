@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/classpage"
+	"github.com/fencelab/fencelab/internal/classout"
 )
 
 // WriteHTML writes the class page: a row per learner's file, a column per
@@ -96,7 +96,7 @@ type wheatFailed struct {
 
 var testsTemplate = template.Must(template.New("tests").Funcs(template.FuncMap{
 	"reason": Invalid.reason,
-	"style":  func() template.CSS { return classpage.Style },
+	"style":  func() template.CSS { return classout.PageStyle },
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>

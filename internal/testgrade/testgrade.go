@@ -15,9 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/classroom"
-	"github.com/fencelab/fencelab/internal/csvout"
-	"github.com/fencelab/fencelab/internal/gradescope"
+	"github.com/fencelab/fencelab/internal/classout"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
 )
@@ -271,19 +269,19 @@ func WriteJSON(w io.Writer, grades []*Grade) error {
 // per invalid test, worth nothing, that says why; visibility says when the
 // learner sees them.
 func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
-	res := gradescope.Results{Score: float64(g.Points), Output: g.Summary(), OutputFormat: "text", TestOutputFormat: "text",
-		Visibility: visibility, StdoutVisibility: "hidden", Tests: []gradescope.Test{}}
+	res := classout.GradescopeResults{Score: float64(g.Points), Output: g.Summary(), OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: visibility, StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{}}
 	if g.Problem != "" {
 		// The file earns nothing, and its grade says why.
 		res.Output = g.earnsNothing()
 		return writeJSON(w, res)
 	}
 	for _, inv := range g.Invalid {
-		res.Tests = append(res.Tests, gradescope.Test{Name: "invalid test " + inv.Test, Status: "failed",
+		res.Tests = append(res.Tests, classout.GradescopeTest{Name: "invalid test " + inv.Test, Status: "failed",
 			Output: strings.TrimSpace(inv.reason() + "\n" + inv.Message), Visibility: visibility})
 	}
 	for i, c := range g.Chaffs {
-		t := gradescope.Test{Name: c.learnerName(i, len(g.Chaffs)), MaxScore: float64(c.Points), Status: "failed",
+		t := classout.GradescopeTest{Name: c.learnerName(i, len(g.Chaffs)), MaxScore: float64(c.Points), Status: "failed",
 			Output: c.learnerOutput(), Visibility: visibility}
 		if c.Step > 0 {
 			t.Number = fmt.Sprint(c.Step)
@@ -306,10 +304,10 @@ func (g *Grade) earnsNothing() string { return text.Name(g.File) + " earns nothi
 // when the grade is exact, error when the file could not be graded, fail
 // otherwise.
 func (g *Grade) WriteClassroom(w io.Writer) error {
-	res := classroom.Result{Version: 1, Status: "pass", MaxScore: g.Max, Tests: []classroom.Test{}}
+	res := classout.ClassroomResult{Version: 1, Status: "pass", MaxScore: g.Max, Tests: []classout.ClassroomTest{}}
 	if g.Problem != "" {
 		res.Status = "error"
-		res.Tests = append(res.Tests, classroom.Test{Name: g.File, Status: "error", Message: g.earnsNothing(),
+		res.Tests = append(res.Tests, classout.ClassroomTest{Name: g.File, Status: "error", Message: g.earnsNothing(),
 			TestCode: "go tool mutate check " + g.File, Filename: g.File})
 		return writeJSON(w, res)
 	}
@@ -317,11 +315,11 @@ func (g *Grade) WriteClassroom(w io.Writer) error {
 		res.Status = "fail"
 	}
 	for _, inv := range g.Invalid {
-		res.Tests = append(res.Tests, classroom.Test{Name: "invalid test " + inv.Test, Status: "fail",
+		res.Tests = append(res.Tests, classout.ClassroomTest{Name: "invalid test " + inv.Test, Status: "fail",
 			Message: strings.TrimSpace(inv.reason() + "\n" + inv.Message), TestCode: "go test -run '^" + inv.Test + "$'", Filename: g.File})
 	}
 	for i, c := range g.Chaffs {
-		t := classroom.Test{Name: c.learnerName(i, len(g.Chaffs)), Status: "fail", Message: c.learnerOutput(),
+		t := classout.ClassroomTest{Name: c.learnerName(i, len(g.Chaffs)), Status: "fail", Message: c.learnerOutput(),
 			TestCode: "go tool mutate check " + g.File, Filename: g.File}
 		if c.Caught() {
 			t.Score, t.Status = float64(c.Points), "pass"
@@ -343,7 +341,7 @@ func WriteCSV(w io.Writer, grades []*Grade) error {
 	for _, id := range wheats {
 		header = append(header, "wheat: "+id)
 	}
-	cw := csvout.NewWriter(w)
+	cw := classout.NewCSVWriter(w)
 	cw.Write(header)
 	for _, g := range grades {
 		var invalid []string

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencelab/fencelab/internal/classpage"
-	"github.com/fencelab/fencelab/internal/classroom"
+	"github.com/fencelab/fencelab/internal/classout"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
 )
@@ -169,7 +168,7 @@ func TestWrite_EachOutputOfAClass(t *testing.T) {
 			t.Fatal(err)
 		}
 		validate(t, classroomSchema, b.Bytes())
-		var res classroom.Result
+		var res classout.ClassroomResult
 		if err := json.Unmarshal(b.Bytes(), &res); err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +206,7 @@ func TestWriteHTML_TheClassPage(t *testing.T) {
 		`<td class="share" data-chaff="twice" title="1 of 2 graded files caught twice">1 of 2</td>`,
 		`<li><code>TestWords</code> fails on wheat wording, a correct alternative: the contract leaves the wording open<pre>words_test.go:9: got &lt;a job needs an id&gt;</pre></li>`,
 		"<pre>cy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence</pre>",
-		"<style>\n" + string(classpage.Style) + "\ntd.caught {",
+		"<style>\n" + string(classout.PageStyle) + "\ntd.caught {",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)

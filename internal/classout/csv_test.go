@@ -1,4 +1,4 @@
-package csvout
+package classout
 
 import (
 	"encoding/csv"
@@ -8,11 +8,11 @@ import (
 
 // Every cell that a spreadsheet would evaluate is read back as text after
 // a quote; the others, and the quoting of the CSV itself, are unchanged.
-func TestWriter_NoCellIsAFormula(t *testing.T) {
+func TestCSVWriter_NoCellIsAFormula(t *testing.T) {
 	in := []string{"=HYPERLINK(\"http://x\",\"ok\")", "+1", "-2", "@SUM(A1)", "\tx", "\ry", "ann", "", "3", "a=b", "'quoted", "two\nlines, \"q\""}
 	want := []string{"'=HYPERLINK(\"http://x\",\"ok\")", "'+1", "'-2", "'@SUM(A1)", "'\tx", "'\ry", "ann", "", "3", "a=b", "'quoted", "two\nlines, \"q\""}
 	var b strings.Builder
-	w := NewWriter(&b)
+	w := NewCSVWriter(&b)
 	if err := w.Write(in); err != nil {
 		t.Fatal(err)
 	}

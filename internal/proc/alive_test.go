@@ -1,6 +1,6 @@
 //go:build unix
 
-package proctest
+package proc
 
 import (
 	"os"

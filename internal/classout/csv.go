@@ -1,4 +1,4 @@
-// Package csvout writes CSV for a spreadsheet: a cell that a spreadsheet
+// CSV for a spreadsheet: a cell that a spreadsheet
 // would read as a formula is written as text.
 //
 // A cell that begins with =, +, -, @, a tab or a carriage return is one
@@ -8,7 +8,7 @@
 // link in the instructor's grade sheet. Such a cell is written after a
 // single quote, which the spreadsheet takes as "this is text" and does
 // not show.
-package csvout
+package classout
 
 import (
 	"encoding/csv"
@@ -16,33 +16,33 @@ import (
 	"strings"
 )
 
-// Writer is a csv.Writer whose cells are never formulas.
-type Writer struct {
+// CSVWriter is a csv.Writer whose cells are never formulas.
+type CSVWriter struct {
 	w *csv.Writer
 }
 
-// NewWriter returns a Writer to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{csv.NewWriter(w)} }
+// NewCSVWriter returns a CSVWriter to w.
+func NewCSVWriter(w io.Writer) *CSVWriter { return &CSVWriter{csv.NewWriter(w)} }
 
-// Write writes one record, each cell through Cell.
-func (w *Writer) Write(record []string) error {
+// Write writes one record, each cell through CSVCell.
+func (w *CSVWriter) Write(record []string) error {
 	cells := make([]string, len(record))
 	for i, c := range record {
-		cells[i] = Cell(c)
+		cells[i] = CSVCell(c)
 	}
 	return w.w.Write(cells)
 }
 
 // Flush writes what is buffered, and returns the first error of any
 // write.
-func (w *Writer) Flush() error {
+func (w *CSVWriter) Flush() error {
 	w.w.Flush()
 	return w.w.Error()
 }
 
-// Cell returns s as a cell a spreadsheet shows as text: after a single
+// CSVCell returns s as a cell a spreadsheet shows as text: after a single
 // quote if it begins with a character that starts a formula.
-func Cell(s string) string {
+func CSVCell(s string) string {
 	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
 		return "'" + s
 	}

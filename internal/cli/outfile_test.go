@@ -1,4 +1,4 @@
-package outfile
+package cli
 
 import (
 	"errors"
@@ -8,21 +8,21 @@ import (
 	"testing"
 )
 
-func TestCheck(t *testing.T) {
+func TestCheckOut(t *testing.T) {
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "report.json")
 	if err := os.WriteFile(existing, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Check(existing, false); !errors.Is(err, ErrExists) {
-		t.Errorf("Check(existing, false) = %v, want ErrExists", err)
+	if err := checkOut(existing, false); !errors.Is(err, errExists) {
+		t.Errorf("checkOut(existing, false) = %v, want errExists", err)
 	}
-	if err := Check(existing, true); err != nil {
-		t.Errorf("Check(existing, true) = %v, want nil", err)
+	if err := checkOut(existing, true); err != nil {
+		t.Errorf("checkOut(existing, true) = %v, want nil", err)
 	}
 	nested := filepath.Join(dir, "out", "deeper", "report.html")
-	if err := Check(nested, false); err != nil {
-		t.Fatalf("Check(in a missing directory) = %v, want it made", err)
+	if err := checkOut(nested, false); err != nil {
+		t.Fatalf("checkOut(in a missing directory) = %v, want it made", err)
 	}
 	if fi, err := os.Stat(filepath.Dir(nested)); err != nil || !fi.IsDir() {
 		t.Errorf("the directory of %s: %v, want it made", nested, err)
@@ -35,21 +35,21 @@ func TestCheck(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Check(filepath.Join(file, "x.json"), false); err == nil {
-		t.Error("Check(under a file) = nil, want an error")
+	if err := checkOut(filepath.Join(file, "x.json"), false); err == nil {
+		t.Error("checkOut(under a file) = nil, want an error")
 	}
 }
 
-func TestWrite(t *testing.T) {
+func TestWriteOut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.txt")
-	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "kill matrix\n"); return err }); err != nil {
-		t.Fatalf("Write() = %v", err)
+	if err := writeOut(path, func(w io.Writer) error { _, err := io.WriteString(w, "kill matrix\n"); return err }); err != nil {
+		t.Fatalf("writeOut() = %v", err)
 	}
 	if got, err := os.ReadFile(path); err != nil || string(got) != "kill matrix\n" {
 		t.Errorf("file = %q, %v; want the text written", got, err)
 	}
 	boom := errors.New("boom")
-	if err := Write(path, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
-		t.Errorf("Write(failing) = %v, want the writer's error", err)
+	if err := writeOut(path, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("writeOut(failing) = %v, want the writer's error", err)
 	}
 }

@@ -1,7 +1,7 @@
-// Package outfile checks and writes the files a command is asked to
-// write: checked before anything runs, so that a long run does not end in
-// an error about its output.
-package outfile
+package cli
+
+// The files a command is asked to write are checked before anything runs,
+// so that a long run does not end in an error about its output.
 
 import (
 	"errors"
@@ -11,15 +11,15 @@ import (
 	"path/filepath"
 )
 
-// ErrExists is returned by Check for a file that must not be overwritten.
-var ErrExists = errors.New("exists")
+// errExists is returned by checkOut for a file that must not be overwritten.
+var errExists = errors.New("exists")
 
-// Check checks that a file can be written at path: its directory exists,
+// checkOut checks that a file can be written at path: its directory exists,
 // or is made, and takes new files; and unless overwrite, nothing is there
-// yet (ErrExists).
-func Check(path string, overwrite bool) error {
+// yet (errExists).
+func checkOut(path string, overwrite bool) error {
 	if _, err := os.Stat(path); err == nil && !overwrite {
-		return fmt.Errorf("%s %w", path, ErrExists)
+		return fmt.Errorf("%s %w", path, errExists)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -33,8 +33,8 @@ func Check(path string, overwrite bool) error {
 	return os.Remove(probe.Name())
 }
 
-// Write writes what write writes to path.
-func Write(path string, write func(io.Writer) error) error {
+// writeOut writes what write writes to path.
+func writeOut(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

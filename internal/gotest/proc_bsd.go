@@ -1,8 +1,0 @@
-//go:build unix && !linux
-
-package gotest
-
-import "syscall"
-
-// setParentDeathSignal does nothing: only Linux has a parent-death signal.
-func setParentDeathSignal(*syscall.SysProcAttr) {}

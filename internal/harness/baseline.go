@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,12 +25,17 @@ type BaselineError struct {
 	Flaky      bool  // the two runs disagreed
 	TimedOut   bool  // the first run did not end within its limit
 	OverMemory int64 // the first run held more than this memory limit, in bytes
-	// NeedsNetwork says that the failing tests pass with the host's
-	// network, which the sandboxes do not give without -network.
+	// NeedsNetwork says that the failing tests, run again on their own,
+	// passed with the host's network and failed without it: the
+	// sandboxes do not give it without -network.
 	NeedsNetwork bool
-	NoTests      bool              // the suite passed, but no test ran
-	Failed       []string          // tests that failed in the first run
-	Messages     map[string]string // their messages, and those of Unfinished
+	// Seen is what each run showed, in order ("the whole suite: failed
+	// TestX"), and the machine's load then: the evidence a cause is
+	// named from, and nothing else.
+	Seen     []string
+	NoTests  bool              // the suite passed, but no test ran
+	Failed   []string          // tests that failed in the first run
+	Messages map[string]string // their messages, and those of Unfinished
 	// Unfinished are the tests of the first run that had started and not
 	// finished when its binary ended (a crash, an exit, a limit).
 	Unfinished  []string
@@ -62,8 +69,14 @@ func (e *BaselineError) Error() string {
 	if len(e.Failed) == 0 && e.Output != "" && e.BuildOutput == "" {
 		fmt.Fprintf(&b, " no test, but the test binary said:\n%s", text.Indent(e.Output, "      "))
 	}
+	if len(e.Seen) > 0 {
+		b.WriteString("\nSeen:")
+		for _, s := range e.Seen {
+			fmt.Fprintf(&b, "\n  %s", s)
+		}
+	}
 	if e.NeedsNetwork {
-		b.WriteString("\nThey pass with the host's network: each test binary has a network of its own, with only a loopback interface; -network lets them use the host's.")
+		b.WriteString("\nAlone, they passed with the host's network and failed without it: each test binary has a network of its own, with only a loopback interface; -network lets them use the host's.")
 	}
 	return b.String()
 }
@@ -321,17 +334,59 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 		return nil, err
 	}
 	e := flakyError(p.Target.Rel, res)
+	e.Seen = []string{seen("the whole suite", res), seen("the whole suite, again", again)}
 	e.Flaky = passed(again) || !slices.Equal(again.Failed(), e.Failed)
 	if !e.Flaky && p.isolated && !cfg.Network && len(e.Failed) > 0 {
-		// Red in a sandbox: is it for want of the network?
-		cfg.Network = true
-		withNet, err := p.exec(ctx, cfg, bin, nil, []string{runOnly(topLevels(e.Failed))}, limits{wall: baselineTimeout(cfg)}, nil)
+		// Red in a sandbox: is it for want of the network? Only if the
+		// failing tests, on their own, fail without it and pass with it.
+		alone := []string{runOnly(topLevels(e.Failed))}
+		without, err := p.exec(ctx, cfg, bin, nil, alone, limits{wall: baselineTimeout(cfg)}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
-		e.NeedsNetwork = passed(withNet)
+		net := cfg
+		net.Network = true
+		withNet, err := p.exec(ctx, net, bin, nil, alone, limits{wall: baselineTimeout(cfg)}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		e.Seen = append(e.Seen, seen("the failing tests on their own", without), seen("the failing tests on their own, with the host's network", withNet))
+		switch {
+		case passed(without):
+			e.Flaky = true // the whole suite's runs failed them; on their own they pass
+		case passed(withNet):
+			e.NeedsNetwork = true
+		}
+	}
+	if e.Flaky {
+		if load := loadAverage(); load != "" {
+			e.Seen = append(e.Seen, load)
+		}
 	}
 	return nil, e
+}
+
+// seen says what a run of the reference showed: it passed, which tests
+// failed, or how it ended.
+func seen(what string, res *gotest.Result) string {
+	switch failed := res.Failed(); {
+	case passed(res):
+		return what + ": passed"
+	case len(failed) > 0:
+		return what + ": failed " + strings.Join(failed, ", ")
+	}
+	return what + ": " + res.Ended()
+}
+
+// loadAverage returns the machine's load over the last minute, and its
+// CPUs, as /proc/loadavg says: "" where there is none.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	one, _, _ := strings.Cut(string(data), " ")
+	return fmt.Sprintf("the machine's load then: %s over the last minute, on %d CPUs", one, runtime.NumCPU())
 }
 
 // topLevels returns the top-level tests of names, each once, in order.

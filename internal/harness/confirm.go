@@ -504,7 +504,7 @@ func (rs *references) run(ctx context.Context, bin string, env, args []string, l
 // shared with no one.
 func (rs *references) fresh(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
 	res, err := rs.exec(ctx, bin, env, args, limit)
-	if err == nil && res.TimedOut && !res.OverMemory {
+	if err == nil && stoppedByWall(res) {
 		// The reference passed these tests in the baseline: stopped at
 		// its limit, it was slowed down, not stuck. A run that says
 		// nothing cannot confirm or refute a failure.

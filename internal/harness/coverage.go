@@ -86,17 +86,18 @@ func (c *coverage) of(id string) []string {
 	return slices.Compact(tests)
 }
 
-// probe runs test alone in dir, with no mutant active, and returns the
-// run and the ids of the mutants whose sites it reached.
-type probe func(ctx context.Context, test, dir string) (*gotest.Result, []string, error)
+// probe runs test alone in dir, with no mutant active, within a wall
+// limit, and returns the run and the ids of the mutants whose sites it
+// reached.
+type probe func(ctx context.Context, test, dir string, limit time.Duration) (*gotest.Result, []string, error)
 
 // switchedProbe is the probe of the switched binary: the sites record
 // their ids in the file that mutation.CoverEnv names.
 func switchedProbe(cfg config, p *prepared, b *Baseline) probe {
-	return func(ctx context.Context, test, dir string) (*gotest.Result, []string, error) {
+	return func(ctx context.Context, test, dir string, limit time.Duration) (*gotest.Result, []string, error) {
 		file := filepath.Join(dir, "reached")
 		env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-		res, err := p.exec(ctx, cfg, b.switched.bin, env, []string{runOnly([]string{test})}, limits{wall: coverLimit(cfg, b, test)}, nil)
+		res, err := p.exec(ctx, cfg, b.switched.bin, env, []string{runOnly([]string{test})}, limits{wall: limit}, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -169,7 +170,21 @@ func (cr *coverRun) one(ctx context.Context, i int, test, name string) (*gotest.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	res, ids, err := cr.run(ctx, test, dir)
+	limit := coverLimit(cr.cfg, cr.b, test)
+	res, ids, err := cr.run(ctx, test, dir, limit)
+	if err == nil && stoppedByWall(res) {
+		// The reference passed this test in the baseline: stopped at a
+		// wall limit, it was slowed down (a loaded machine), not stuck.
+		// It runs again with a limit far above, as the reference's runs
+		// do (see references.fresh); only a run that ended says
+		// anything of the test.
+		again := filepath.Join(dir, "again")
+		if err := os.MkdirAll(again, 0o755); err != nil {
+			return nil, nil, err
+		}
+		limit *= cr.cfg.policy().RefRetryFactor
+		res, ids, err = cr.run(ctx, test, again, limit)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("coverage of %s: %w", test, err)
 	}

@@ -44,6 +44,16 @@ type limits struct {
 	wall, cpu time.Duration
 }
 
+// stoppedByWall reports whether res was stopped at its wall-clock limit,
+// not at its memory or CPU limit and not by its own end. A run of the
+// reference (a test that passed in the baseline) so stopped was slowed
+// down, by the machine's load, not stuck: it runs again with a limit
+// policy.RefRetryFactor times as long (references.fresh, coverage's
+// probes), and is never a failure of its own.
+func stoppedByWall(res *gotest.Result) bool {
+	return res.TimedOut && !res.OverMemory && !res.OverCPU
+}
+
 // stopped says which of the limits stopped res.
 func (l limits) stopped(res *gotest.Result) string {
 	switch {

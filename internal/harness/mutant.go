@@ -394,16 +394,25 @@ func (m *mutantRun) execMutant(ctx context.Context, args []string, lim limits) (
 			}
 		}
 	}
-	if res.TimedOut && !res.OverCPU && !res.OverMemory && len(res.Failed()) == 0 && res.Idle < lim.wall.Seconds()/2 {
+	switch {
+	case stoppedByWall(res) && len(res.Failed()) == 0 && res.Idle < lim.wall.Seconds()/2:
 		// Tests were still reporting near the limit: the run looks slow
 		// (a loaded machine) rather than hung. Once more, with twice the
 		// time; a hang is confirmed by that run alone.
 		lim.wall *= 2
-		if res, err = m.p.exec(ctx, m.cfg, m.bin, m.env, args, lim, nil); err != nil {
-			return nil, lim, err
-		}
+	case stoppedByWall(res) && lim.cpu > 0 && res.CPU >= res.Wall/4:
+		// It was computing, not waiting, when the wall limit stopped it:
+		// the machine's load slowed it. Its CPU or memory limit, which
+		// no load moves, decides: once more with a wall limit far
+		// above, so that a loop that allocates is out-of-memory, or a
+		// timeout at its CPU limit, on a quiet machine and a loaded one
+		// alike.
+		lim.wall *= m.cfg.policy().RefRetryFactor
+	default:
+		return res, lim, nil
 	}
-	return res, lim, nil
+	res, err = m.p.exec(ctx, m.cfg, m.bin, m.env, args, lim, nil)
+	return res, lim, err
 }
 
 // union returns the sorted names of a and b, each once.

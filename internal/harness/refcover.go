@@ -142,8 +142,8 @@ func referenceCoverage(ctx context.Context, cfg config, p *prepared, b *Baseline
 			marked = append(marked, a.Mutant.ID)
 		}
 	}
-	probe := func(ctx context.Context, test, dir string) (*gotest.Result, []string, error) {
-		res, ran, err := profile(ctx, dir, coverLimit(cfg, b, test), runOnly([]string{test}))
+	probe := func(ctx context.Context, test, dir string, limit time.Duration) (*gotest.Result, []string, error) {
+		res, ran, err := profile(ctx, dir, limit, runOnly([]string{test}))
 		if err != nil || len(ran) != len(blocks) {
 			return res, nil, err
 		}

@@ -27,7 +27,8 @@ type canned struct {
 	// respond, if set, answers a run first: its events, by the active
 	// mutant, the flags, and how many runs with both came before; ok
 	// false leaves the run to events. A last line "TIMEOUT" makes the
-	// run one that its limit stopped.
+	// run one that its limit stopped; "HUNG", one stopped with no event
+	// since its start.
 	respond func(active string, args []string, n int) (events string, ok bool)
 	seen    map[string]int // runs by active mutant and flags
 	// reach lists, by test, the mutants whose sites a coverage run of that
@@ -159,7 +160,9 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 			events = c.events[""]
 		}
 	}
+	events, hung := strings.CutSuffix(events, "HUNG\n") // a timeout with no event since its start
 	events, timedOut := strings.CutSuffix(events, "TIMEOUT\n")
+	timedOut = timedOut || hung
 	events, overMemory := strings.CutSuffix(events, "OVERMEMORY\n")
 	events, lost := strings.CutSuffix(events, "LOST\n")
 	need := c.cpu[active]
@@ -185,6 +188,9 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 		res.TimedOut, res.OverCPU, res.ExitCode, res.Signal = true, true, -1, "killed"
 	case timedOut:
 		res.TimedOut, res.ExitCode, res.Signal = true, -1, "killed"
+		if hung {
+			res.Idle = e.Timeout.Seconds()
+		}
 	case !res.Passed:
 		res.ExitCode = 1
 	}

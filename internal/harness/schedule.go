@@ -34,13 +34,20 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	if sb := b.switched; sb != nil && sb.err != nil {
 		return nil, sb.err
 	}
-	total := len(p.Applied)
+	// A generated mutant that is not valid Go is dropped from the
+	// report (see dropInvalid): the progress neither shows nor counts it.
+	total := 0
+	for _, a := range p.Applied {
+		if !dropped(b, a) {
+			total++
+		}
+	}
 	each := limit.Round(time.Second).String()
 	if p.memory > 0 {
 		each += " and " + text.Bytes(p.memory) + " of memory"
 	}
 	cfg.phase("mutants", "running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
-	s := &scheduler{cfg: cfg, p: p, b: b, limit: limit, results: make([]report.Mutant, total), k: newKillers()}
+	s := &scheduler{cfg: cfg, p: p, b: b, limit: limit, results: make([]report.Mutant, len(p.Applied)), total: total, k: newKillers()}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(cfg.Jobs, 1))
 	for i, a := range p.Applied {
@@ -96,8 +103,11 @@ type scheduler struct {
 	results []report.Mutant
 	k       *killers
 
-	mu   sync.Mutex
-	done int
+	total int // the mutants the progress counts
+
+	mu    sync.Mutex
+	done  int // results kept
+	shown int // of them, those the progress counted
 	// suspects are the mutants that ran since the tree was last found
 	// unchanged: any of them may have changed it.
 	suspects []string
@@ -129,10 +139,20 @@ func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) e
 	}
 	s.results[i] = r
 	s.done++
-	total := len(s.results)
-	s.cfg.Progress.Printf("[%d/%d] %s: %s (%.1fs)", s.done, total, a.Mutant.ID, describe(r, s.cfg.Answers[a.Mutant.ID]), r.Seconds)
-	s.cfg.Progress.Status("%d/%d done", s.done, total)
+	if dropped(s.b, a) {
+		return nil
+	}
+	s.shown++
+	s.cfg.Progress.Printf("[%d/%d] %s: %s (%.1fs)", s.shown, s.total, a.Mutant.ID, describe(r, s.cfg.Answers[a.Mutant.ID]), r.Seconds)
+	s.cfg.Progress.Status("%d/%d done", s.shown, s.total)
 	return nil
+}
+
+// dropped reports whether a is a generated mutant that is not valid Go:
+// the report drops it (see dropInvalid).
+func dropped(b *Baseline, a *mutation.Applied) bool {
+	_, invalid := b.invalid[a.Mutant.ID]
+	return invalid && a.Mutant.Generated()
 }
 
 // newReport returns the report of the results of p's mutants.

@@ -3,12 +3,13 @@
 # the same number of single-row UPDATE transactions through the same driver
 # and pragmas, in one run; prints the medians and their ratio.
 #
-#   bench/lease.sh [COUNT]   (default 5 rounds of 2000 cycles each)
+#   bench/lease.sh [COUNT [CYCLES]]   (default 5 rounds of 2000 cycles each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
+cycles=${2:-2000}
 
-out=$(go test -run '^$' -bench 'ClaimComplete|RawUpdateBaseline' -benchtime 2000x -count "$count" ./lease)
+out=$(go test -run '^$' -bench 'ClaimComplete|RawUpdateBaseline' -benchtime "${cycles}x" -count "$count" ./lease)
 echo "$out"
 echo "$out" |
 	awk '

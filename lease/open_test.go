@@ -448,10 +448,7 @@ func TestOpen_ChecksTheTableWhileAnotherStoreHasTheFileOpen(t *testing.T) {
 		t.Fatalf("Enqueue() on the first Store after the refused Open = %v, %v; want true, nil at once", added, err)
 	}
 	// The refused Open counts no Store: the first one's Close is the last.
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if n := descriptorsOf(t, path); n != 0 {
+	if n := closeCounting(t, first, path); n != 0 {
 		t.Fatalf("after the only Store closed, %d descriptors of the file are open, want 0", n)
 	}
 }

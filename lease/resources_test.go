@@ -37,6 +37,16 @@ func descriptorsOf(tb testing.TB, path string) int {
 	return n
 }
 
+// closeCounting closes s and returns how many descriptors of the file at
+// path are open then (see descriptorsOf).
+func closeCounting(t *testing.T, s *lease.Store, path string) int {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close() error = %v", err)
+	}
+	return descriptorsOf(t, path)
+}
+
 // 64 claims at once, behind another connection's write lock, each waiting
 // for the lock: the pool opens 8 connections to the file and no more, and
 // the claims beyond them wait for a connection of the pool.
@@ -89,10 +99,7 @@ func TestStore_CloseLeavesNoDescriptorOfTheFile(t *testing.T) {
 		if _, err := s.ClaimMany(lease.Bounded(t), id, []string{"A", "B", "C"}, 0, 10); err != nil {
 			t.Fatalf("ClaimMany() error = %v", err)
 		}
-		if err := s.Close(); err != nil {
-			t.Fatalf("Close() error = %v", err)
-		}
-		if n := descriptorsOf(t, path); n != 0 {
+		if n := closeCounting(t, s, path); n != 0 {
 			t.Fatalf("after Close, %d descriptors of the file are open, want 0", n)
 		}
 	}
@@ -139,17 +146,11 @@ func TestStore_CloseLeavesNoDescriptorWhileAnotherStoreUsesTheFile(t *testing.T)
 		enqueue(t, b, id)
 		mustClaim(t, b, id, "B", 1, 10)
 		state(t, b, id)
-		if err := b.Close(); err != nil {
-			t.Fatalf("Close() error = %v", err)
-		}
-		if n := descriptorsOf(t, path); n != before {
+		if n := closeCounting(t, b, path); n != before {
 			t.Fatalf("after another Store of the file closed, %d descriptors of it are open, want %d, the first Store's", n, before)
 		}
 	}
-	if err := a.Close(); err != nil {
-		t.Fatalf("Close() error = %v", err)
-	}
-	if n := descriptorsOf(t, path); n != 0 {
+	if n := closeCounting(t, a, path); n != 0 {
 		t.Fatalf("after the last Store of the file closed, %d descriptors of it are open, want 0", n)
 	}
 }

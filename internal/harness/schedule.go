@@ -81,9 +81,6 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	case err != nil:
 		return nil, err
 	default:
-		if after.res == nil && after.err == nil {
-			after.res, after.err = runReferenceAfter(ctx, cfg, p, b)
-		}
 		if err := judgeReferenceAfter(cfg, p, b, after); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,5 +275,20 @@ func TestLoad_TheStory(t *testing.T) {
 		if _, err := Load(root, []string{path}); err == nil || !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("Load(%q) error = %v, want %q", body, err, want)
 		}
+	}
+}
+
+// Keep runs a part of a plan, each mutant at its place in the whole, and
+// leaves the plan as it was.
+func TestPlan_KeepLeavesThePlanAndTheOrdinals(t *testing.T) {
+	a, b, c := &mutation.Mutant{ID: "a"}, &mutation.Mutant{ID: "b"}, &mutation.Mutant{ID: "c"}
+	u := &Unit{Applied: []*mutation.Applied{{Mutant: a}, {Mutant: b}, {Mutant: c}}, Ordinals: []int{4, 5, 6}}
+	p := &Plan{Package: "./x", Units: []*Unit{u}}
+	q := p.Keep(func(m *mutation.Mutant) bool { return m.ID != "b" })
+	if got := q.Units[0]; len(got.Applied) != 2 || got.Applied[0].Mutant != a || got.Applied[1].Mutant != c || !slices.Equal(got.Ordinals, []int{4, 6}) {
+		t.Errorf("Keep(not b) = %v at %v, want a and c at 4 and 6", got.Applied, got.Ordinals)
+	}
+	if q.Package != "./x" || q.Count() != 2 || p.Count() != 3 || !slices.Equal(u.Ordinals, []int{4, 5, 6}) {
+		t.Errorf("Keep counts %d (%s), and left the plan with %d at %v; want 2 (./x), and 3 at 4, 5, 6", q.Count(), q.Package, p.Count(), u.Ordinals)
 	}
 }

@@ -461,6 +461,20 @@ func (p *Plan) Pending() *report.Report {
 	return rep
 }
 
+// Keep returns a copy of the plan that runs only the applied mutants for
+// which keep is true, each at its place in the whole selection (its
+// ordinal); p itself is left as it is.
+func (p *Plan) Keep(keep func(*mutation.Mutant) bool) *Plan {
+	q := *p
+	q.Units = nil
+	for _, u := range p.Units {
+		v := *u
+		v.keep(func(i int) bool { return keep(u.Applied[i].Mutant) })
+		q.Units = append(q.Units, &v)
+	}
+	return &q
+}
+
 // qualifierOf returns the package directory that every id of ids is
 // qualified by ("lease" for lease:store-claim-boundary-1), or "" when they
 // do not all name the same one.

@@ -199,7 +199,7 @@ func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 		if err := os.WriteFile(dst, src, 0o644); err != nil {
 			return nil, err
 		}
-		rep, err := g.run(ctx)
+		rep, err := g.run(ctx, file, tests, onRef)
 		if err == nil {
 			g.rename(rep, file)
 			gr := New(file, tests, onRef, rep, g.cfg.Wheats)
@@ -227,14 +227,37 @@ func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 	}
 }
 
-// run runs the plan with the learner's file in the copy: the chaffs and
-// wheats, or the package alone when they are withheld.
-func (g *grader) run(ctx context.Context) (*report.Report, error) {
+// run runs the plan with the learner's file in the copy, or the package
+// alone when the chaffs and wheats are withheld. The wheats run first,
+// then the chaffs: a chaff is caught only by a test that passed under
+// every wheat, so when none is left (each failed under a wheat, or the
+// file as a whole ended a wheat's binary) no chaff can be caught, and
+// none is built or run; each stays pending, missed.
+func (g *grader) run(ctx context.Context, file string, tests []string, onRef []Invalid) (*report.Report, error) {
 	if len(g.unit.Applied) == 0 {
 		_, err := g.cfg.Engine.Baseline(ctx, g.plan, g.opt)
 		return &report.Report{Mutants: []report.Mutant{}}, err
 	}
-	return g.cfg.Engine.Run(ctx, g.plan, g.opt)
+	isWheat := func(m *mutation.Mutant) bool { return g.cfg.Wheats[g.unit.Qual+m.ID] }
+	wheats := g.plan.Keep(isWheat)
+	chaffs := g.plan.Keep(func(m *mutation.Mutant) bool { return !isWheat(m) })
+	if wheats.Count() == 0 || chaffs.Count() == 0 {
+		return g.cfg.Engine.Run(ctx, g.plan, g.opt)
+	}
+	rep, err := g.cfg.Engine.Run(ctx, wheats, g.opt)
+	if err != nil {
+		return nil, err
+	}
+	if gr := New(file, tests, onRef, rep, g.cfg.Wheats); gr.Problem != "" || len(gr.Invalid) >= len(tests) {
+		rep.Mutants = append(rep.Mutants, chaffs.Pending().Mutants...)
+		return rep, nil
+	}
+	rest, err := g.cfg.Engine.Run(ctx, chaffs, g.opt)
+	if err != nil {
+		return nil, err
+	}
+	rep.Mutants = append(rep.Mutants, rest.Mutants...)
+	return rep, nil
 }
 
 // blame returns what err, the error of a run of the learner's file, says

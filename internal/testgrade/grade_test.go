@@ -56,14 +56,19 @@ func shelfModule(t *testing.T) string {
 	return dir
 }
 
-// fake is an engine whose runs are scripted: each call of Run (or
-// Baseline) is given the learner's file as the copy holds it then.
+// fake is an engine whose runs are scripted: each scripted run is given
+// the learner's file as the copy holds it then, and answers for every
+// mutant; the stages of one version of the file (its wheats, then its
+// chaffs: a call of Run each) share it, each given the mutants it runs.
 type fake struct {
 	t        *testing.T
 	withheld bool
 	runs     []func(src string) (*report.Report, error)
-	calls    int
-	srcs     []string
+	calls    int        // the scripted runs used
+	srcs     []string   // the file at each of them
+	stages   [][]string // the mutants of each call of Run or Baseline
+	last     *report.Report
+	answered map[string]bool // the mutants of last already run
 }
 
 // chaffsAndWheat are the fake plan's mutants: two chaffs, one wheat.
@@ -110,12 +115,34 @@ func (f *fake) next(plan *exercise.Plan) (*report.Report, error) {
 	if err != nil {
 		f.t.Fatalf("the learner's file is not in the copy: %v", err)
 	}
-	f.srcs = append(f.srcs, string(src))
-	if f.calls >= len(f.runs) {
-		f.t.Fatalf("run %d: only %d scripted", f.calls+1, len(f.runs))
+	var ids []string
+	for _, a := range plan.Units[0].Applied {
+		ids = append(ids, a.Mutant.ID)
 	}
-	f.calls++
-	return f.runs[f.calls-1](string(src))
+	f.stages = append(f.stages, ids)
+	later := len(ids) > 0 && f.last != nil && f.srcs[len(f.srcs)-1] == string(src) &&
+		!slices.ContainsFunc(ids, func(id string) bool { return f.answered[id] })
+	if !later {
+		f.srcs = append(f.srcs, string(src))
+		if f.calls >= len(f.runs) {
+			f.t.Fatalf("run %d: only %d scripted", f.calls+1, len(f.runs))
+		}
+		f.calls++
+		rep, err := f.runs[f.calls-1](string(src))
+		f.last, f.answered = rep, map[string]bool{}
+		if err != nil || rep == nil {
+			f.last = nil
+			return rep, err
+		}
+	}
+	out := &report.Report{Mutants: []report.Mutant{}}
+	for _, m := range f.last.Mutants {
+		if slices.Contains(ids, m.ID) {
+			out.Mutants = append(out.Mutants, m)
+			f.answered[m.ID] = true
+		}
+	}
+	return out, nil
 }
 
 // sourceImporter imports the packages of the module at dir from their
@@ -223,6 +250,35 @@ func TestGradeFiles_AValidFileEarnsTheChaffsItCatches(t *testing.T) {
 	}
 	if f.calls != 1 || f.srcs[0] != goodFile {
 		t.Errorf("ran %d times, the file as %q; want once, as written", f.calls, f.srcs)
+	}
+	if want := [][]string{{"wording"}, {"put-zero", "put-eleven"}}; !slices.EqualFunc(f.stages, want, slices.Equal) {
+		t.Errorf("ran the mutants %v, want the wheat first, then the chaffs: %v", f.stages, want)
+	}
+}
+
+// A file none of whose tests passed under every wheat can catch no chaff:
+// the chaffs are not built or run, and each is missed.
+func TestGradeFiles_NoChaffRunsWhenNoTestIsLeftValid(t *testing.T) {
+	f := &fake{t: t, runs: []func(string) (*report.Report, error){
+		func(string) (*report.Report, error) {
+			rep := killed([]string{"TestPutZero"}, []string{"TestPutEleven"})
+			rep.Mutants[2].Status, rep.Mutants[2].FailedTests = report.Killed, []string{"TestPutZero", "TestPutEleven", "ExamplePut"}
+			return rep, nil
+		},
+	}}
+	grades, err := f.grade(t, learnerFile(t, "lu_test.go", goodFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"wording"}}; !slices.EqualFunc(f.stages, want, slices.Equal) {
+		t.Errorf("ran the mutants %v, want the wheat alone: %v", f.stages, want)
+	}
+	g := grades[0]
+	if got := names(g.Invalid); !slices.Equal(got, []string{"ExamplePut", "TestPutEleven", "TestPutZero"}) || g.Invalid[0].On != "wording" {
+		t.Errorf("invalid = %v (%+v), want every test, on the wheat", got, g.Invalid)
+	}
+	if g.Points != 0 || g.Caught != 0 || g.Max != 3 || len(g.Chaffs) != 2 || g.Chaffs[0].Caught() || g.Chaffs[1].Caught() {
+		t.Errorf("grade = %d of %d points, %d caught, chaffs %+v; want 0 of 3, both missed", g.Points, g.Max, g.Caught, g.Chaffs)
 	}
 }
 

@@ -139,8 +139,12 @@ func describe(r report.Mutant, answer bool) string {
 		return fmt.Sprintf("killed by %d %s", len(r.FailedTests), text.Plural(len(r.FailedTests), "test", "tests"))
 	case r.Status == report.Crashed, r.Status == report.Timeout, r.Status == report.OutOfMemory:
 		return fmt.Sprintf("%s: %s", r.Status, r.Reason)
+	case r.Status == report.Flaky && r.Reason != "":
+		return "flaky: " + r.Reason
 	case r.Status == report.Flaky:
 		return fmt.Sprintf("flaky: no failure reproduced (%s)", strings.Join(r.FlakyTests, ", "))
+	case r.Status == report.Survived && len(r.FlakyTests) > 0:
+		return "survived: " + r.Reason
 	}
 	return string(r.Status)
 }

@@ -98,6 +98,17 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 	if got := r.count("m"); got != 4 {
 		t.Errorf("%d runs of the mutant, want 4", got)
 	}
+	// Its two outcomes are reported as such, with the test involved.
+	want := "TestMax failed in one run under it, and not when run again, nor in a second run of the same tests: its outcome changes from run to run (the suite's own randomness, or the machine's load)"
+	if m.Reason != want {
+		t.Errorf("reason = %q,\nwant %q", m.Reason, want)
+	}
+	if got := describe(m, false); got != "survived: "+want {
+		t.Errorf("describe() = %q, want the reason", got)
+	}
+	if got := rep.ExitCode(); got != report.ExitSurvived {
+		t.Errorf("ExitCode() = %d, want %d: not detected, and no error of the run", got, report.ExitSurvived)
+	}
 }
 
 // The first time a test's failure alone under a mutant would make it a
@@ -300,6 +311,12 @@ func TestConfirm_ATestFlakyWithoutTheMutantNeverKills(t *testing.T) {
 	}
 	if got := rep.ExitCode(); got != report.ExitError {
 		t.Errorf("ExitCode() = %d, want %d", got, report.ExitError)
+	}
+	// It says what was seen: the failure reproduced, and it fails without
+	// the mutant too; not that no failure reproduced.
+	want := "TestMax both passed and failed with no mutant active in this run, so its failures are no evidence"
+	if m.Reason != want || describe(m, false) != "flaky: "+want {
+		t.Errorf("reason = %q, described as %q; want %q", m.Reason, describe(m, false), want)
 	}
 }
 

@@ -119,9 +119,15 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		}
 		again.FlakyTests = union(v.FlakyTests, again.FlakyTests)
 		again.TestSeconds += v.TestSeconds
-		if stillUnconfirmed {
-			again.Status = report.Flaky
-			again.Reason = "tests failed in two runs, and no failure reproduced without the other tests or failed only under the mutant"
+		switch {
+		case stillUnconfirmed:
+			again.Status, again.Reason = report.Flaky, m.flakyReason(again.FlakyTests)
+		case again.Status == report.Survived:
+			// Two outcomes: tests failed in the first run and did not
+			// fail again, and the second run passed. The verdict is the
+			// one the evidence bears, with what was seen.
+			again.Reason = fmt.Sprintf("%s failed in one run under it, and not when run again, nor in a second run of the same tests: its outcome changes from run to run (the suite's own randomness, or the machine's load)",
+				strings.Join(again.FlakyTests, ", "))
 		}
 		v = again
 	}
@@ -135,10 +141,32 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	case r.Status == report.Survived && known && !covered:
 		// Every test ran, and none reaches the site.
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
-	case r.Status == report.Survived && a.Mutant.Generated() && !known:
+	case r.Status == report.Survived && a.Mutant.Generated() && !known && r.Reason == "":
 		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	}
 	return r, nil
+}
+
+// flakyReason says why no failure of a mutant whose tests failed in two
+// runs counts: tests that both passed and failed with no mutant active
+// in this run are no evidence; the others failed and did not fail again.
+func (m *mutantRun) flakyReason(tests []string) string {
+	var without, again []string
+	for _, name := range tests {
+		if m.b.refs.isFlaky(topLevel(name)) {
+			without = append(without, name)
+		} else {
+			again = append(again, name)
+		}
+	}
+	var parts []string
+	if len(without) > 0 {
+		parts = append(parts, strings.Join(without, ", ")+" both passed and failed with no mutant active in this run, so "+text.Plural(len(without), "its", "their")+" failures are no evidence")
+	}
+	if len(again) > 0 {
+		parts = append(parts, strings.Join(again, ", ")+" failed in two runs under it, and no failure reproduced without the other tests or failed only under the mutant")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // newResult returns the result of a's run, before it ran.

@@ -111,7 +111,12 @@ reproduced when run again`,
 		cacheable: cacheAlways,
 		help: `every test of the baseline ran and passed: the suite cannot
 tell the mutant from the reference`,
-		matrix:   func(Mutant) string { return "no test failed: the suite cannot tell this mutant from the reference" },
+		matrix: func(m Mutant) string {
+			if len(m.FlakyTests) > 0 && m.Reason != "" {
+				return "no failure counts: " + m.Reason
+			}
+			return "no test failed: the suite cannot tell this mutant from the reference"
+		},
 		junit:    junitFailure,
 		junitMsg: func(Mutant) string { return "mutant survived: no test failed" },
 		github:   "error",
@@ -231,6 +236,9 @@ them all (the tests are named); counted as not detected`,
 reproduced when run again, or the test also fails without the
 mutant: the suite gives no verdict (the tests are named)`,
 		matrix: func(m Mutant) string {
+			if m.Reason != "" {
+				return "no verdict: " + m.Reason
+			}
 			return "no verdict: these tests failed but did not fail again, or fail without the mutant too: " + strings.Join(m.FlakyTests, ", ")
 		},
 		junit:    junitError,

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -115,6 +117,7 @@ func TestScripts(t *testing.T) {
 			"minimalset":   cmdMinimalSet,
 			"holdport":     cmdHoldport,
 			"noshm":        cmdNoshm,
+			"stall":        cmdStall,
 		},
 	})
 }
@@ -612,4 +615,81 @@ func cmdNoshm(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("a segment of key %s is on the host: %s", args[0], line)
 		}
 	}
+}
+
+// stalls are the stall servers of the scripts running, by script.
+var stalls = struct {
+	sync.Mutex
+	of map[*testscript.TestScript]net.Listener
+}{of: map[*testscript.TestScript]net.Listener{}}
+
+// stall ADDR SECONDS LOG [RULE...] serves, on ADDR, tests that report
+// each run of theirs as a line ("active=ID cover=yes|no run=PATTERN") and
+// wait for an answer: it answers at once, but the first run that each
+// RULE (a regular expression) matches waits SECONDS first, as if the
+// machine had stalled that run. Every line goes to LOG, "stalled" or
+// "served" first. The server ends with the script, or when the script
+// starts the next.
+func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: stall ADDR SECONDS LOG [RULE...]")
+	}
+	secs, err := strconv.ParseFloat(args[1], 64)
+	ts.Check(err)
+	var rules []*regexp.Regexp
+	for _, r := range args[3:] {
+		re, err := regexp.Compile(r)
+		ts.Check(err)
+		rules = append(rules, re)
+	}
+	log, err := os.Create(ts.MkAbs(args[2]))
+	ts.Check(err)
+	stalls.Lock()
+	if prev := stalls.of[ts]; prev != nil {
+		prev.Close()
+	}
+	l, err := net.Listen("tcp", args[0])
+	stalls.of[ts] = l
+	stalls.Unlock()
+	ts.Check(err)
+	var mu sync.Mutex
+	ts.Defer(func() {
+		stalls.Lock()
+		if stalls.of[ts] == l {
+			delete(stalls.of, ts)
+		}
+		stalls.Unlock()
+		l.Close()
+		mu.Lock()
+		log.Close()
+		mu.Unlock()
+	})
+	used := make([]bool, len(rules))
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				line = strings.TrimSpace(line)
+				mu.Lock()
+				stall := false
+				for i, re := range rules {
+					if !used[i] && re.MatchString(line) {
+						used[i], stall = true, true
+						break
+					}
+				}
+				fmt.Fprintf(log, "%s %s\n", map[bool]string{true: "stalled", false: "served"}[stall], line)
+				mu.Unlock()
+				if stall {
+					time.Sleep(time.Duration(secs * float64(time.Second)))
+				}
+				c.Write([]byte("go\n"))
+			}()
+		}
+	}()
 }

@@ -362,9 +362,10 @@ func (rs *references) flakyTests() []string {
 // with no mutant, with args or first, or passed so in an earlier mutate
 // run of the same binary (the cache keeps that). While some are short of
 // it, bin runs with env and args up to TrustRuns times more (with a limit
-// RefRetryFactor times limit): one that fails in such a run is flaky for the rest
-// of the mutate run, and kills nothing; a run stopped at its limit says
-// nothing either way.
+// RefRetryFactor times limit, and once more with a longer one if the
+// machine slowed it past that: see fresh): one that fails in such a run
+// is flaky for the rest of the mutate run, and kills nothing; a run
+// stopped at its limit says nothing either way.
 func (rs *references) trust(ctx context.Context, bin string, env, args, first, tops []string, limit time.Duration) (map[string]bool, error) {
 	group, firstGroup := groupKey(args), groupKey(first)
 	pol := rs.cfg.policy()
@@ -389,7 +390,10 @@ func (rs *references) trust(ctx context.Context, bin string, env, args, first, t
 		if len(short) == 0 || run == pol.TrustRuns {
 			break
 		}
-		res, err := rs.exec(ctx, bin, env, args, pol.RefRetryFactor*limit)
+		// A run stopped at its wall limit was slowed by the machine: it
+		// runs again (fresh), for a run that says nothing leaves a
+		// killer short of its passes, and load would decide its verdict.
+		res, err := rs.fresh(ctx, bin, env, args, pol.RefRetryFactor*limit)
 		if err != nil {
 			return nil, err
 		}
@@ -428,6 +432,18 @@ func (rs *references) count(bin string, args []string, res *gotest.Result) {
 			rs.passes[group][top]++
 		}
 	}
+}
+
+// testsOf names, for a person, the tests that a run with args runs: those
+// its -test.run pattern (runOnly's or runPath's) names, or every test.
+func testsOf(args []string) string {
+	for _, arg := range args {
+		if pattern, ok := strings.CutPrefix(arg, "-test.run="); ok {
+			pattern = strings.TrimSuffix(strings.TrimPrefix(pattern, "^(?:"), ")$")
+			return strings.NewReplacer("|", ", ", "^", "", "$", "", `\`, "").Replace(pattern)
+		}
+	}
+	return "every test"
 }
 
 // groupKey names the grouping of a run with args: which tests run
@@ -508,7 +524,10 @@ func (rs *references) fresh(ctx context.Context, bin string, env, args []string,
 		// The reference passed these tests in the baseline: stopped at
 		// its limit, it was slowed down, not stuck. A run that says
 		// nothing cannot confirm or refute a failure.
-		res, err = rs.exec(ctx, bin, env, args, rs.cfg.policy().RefRetryFactor*limit)
+		retry := rs.cfg.policy().RefRetryFactor * limit
+		rs.cfg.Progress.Printf("the reference's run of %s was %s: the machine slowed it; once more, with %s",
+			testsOf(args), limits{wall: limit}.stopped(res), retry)
+		res, err = rs.exec(ctx, bin, env, args, retry)
 	}
 	return res, err
 }

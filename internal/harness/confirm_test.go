@@ -710,3 +710,19 @@ func TestConfirm_TimeoutFlagSetsNoCPULimit(t *testing.T) {
 		}
 	}
 }
+
+func TestTestsOf_NamesTheTestsOfARun(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "every test"},
+		{[]string{"-test.failfast"}, "every test"},
+		{[]string{runOnly([]string{"TestA", "TestB"})}, "TestA, TestB"},
+		{[]string{runPath("TestA/sub")}, "TestA/sub"},
+	} {
+		if got := testsOf(tc.args); got != tc.want {
+			t.Errorf("testsOf(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

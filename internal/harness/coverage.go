@@ -182,6 +182,8 @@ func (cr *coverRun) one(ctx context.Context, i int, test, name string) (*gotest.
 		if err := os.MkdirAll(again, 0o755); err != nil {
 			return nil, nil, err
 		}
+		cr.cfg.Progress.Printf("coverage: %s, run alone with no mutant, was %s: the machine slowed it; once more, with %s",
+			test, limits{wall: limit}.stopped(res), cr.cfg.policy().RefRetryFactor*limit)
 		limit *= cr.cfg.policy().RefRetryFactor
 		res, ids, err = cr.run(ctx, test, again, limit)
 	}

@@ -625,10 +625,11 @@ var stalls = struct {
 
 // stall ADDR SECONDS LOG [RULE...] serves, on ADDR, tests that report
 // each run of theirs as a line ("active=ID cover=yes|no run=PATTERN") and
-// wait for an answer: it answers at once, but the first run that each
-// RULE (a regular expression) matches waits SECONDS first, as if the
-// machine had stalled that run. Every line goes to LOG, "stalled" or
-// "served" first. The server ends with the script, or when the script
+// wait for an answer: it answers at once, but a run that a RULE (a
+// regular expression) matches waits SECONDS first, as if the machine had
+// stalled it; each rule stalls one run, the first it matches that no rule
+// before it took. Every line goes to LOG, "stalled" or "served" first.
+// The server, and every stall, ends with the script, or when the script
 // starts the next.
 func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
@@ -647,12 +648,16 @@ func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 	stalls.Lock()
 	if prev := stalls.of[ts]; prev != nil {
 		prev.Close()
+		delete(stalls.of, ts)
 	}
 	l, err := net.Listen("tcp", args[0])
-	stalls.of[ts] = l
+	if err == nil {
+		stalls.of[ts] = l
+	}
 	stalls.Unlock()
 	ts.Check(err)
 	var mu sync.Mutex
+	done := make(chan struct{})
 	ts.Defer(func() {
 		stalls.Lock()
 		if stalls.of[ts] == l {
@@ -660,6 +665,7 @@ func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		stalls.Unlock()
 		l.Close()
+		close(done)
 		mu.Lock()
 		log.Close()
 		mu.Unlock()
@@ -673,6 +679,7 @@ func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			go func() {
 				defer c.Close()
+				c.SetDeadline(time.Now().Add(time.Minute))
 				line, _ := bufio.NewReader(c).ReadString('\n')
 				line = strings.TrimSpace(line)
 				mu.Lock()
@@ -686,7 +693,11 @@ func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 				fmt.Fprintf(log, "%s %s\n", map[bool]string{true: "stalled", false: "served"}[stall], line)
 				mu.Unlock()
 				if stall {
-					time.Sleep(time.Duration(secs * float64(time.Second)))
+					select {
+					case <-time.After(time.Duration(secs * float64(time.Second))):
+					case <-done:
+						return
+					}
 				}
 				c.Write([]byte("go\n"))
 			}()

@@ -143,7 +143,7 @@ func describe(r report.Mutant, answer bool) string {
 		return "flaky: " + r.Reason
 	case r.Status == report.Flaky:
 		return fmt.Sprintf("flaky: no failure reproduced (%s)", strings.Join(r.FlakyTests, ", "))
-	case r.Status == report.Survived && len(r.FlakyTests) > 0:
+	case r.Status == report.Survived && len(r.FlakyTests) > 0 && r.Reason != "":
 		return "survived: " + r.Reason
 	}
 	return string(r.Status)

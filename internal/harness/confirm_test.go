@@ -99,7 +99,7 @@ func TestConfirm_AFlakyKillerIsNoKill(t *testing.T) {
 		t.Errorf("%d runs of the mutant, want 4", got)
 	}
 	// Its two outcomes are reported as such, with the test involved.
-	want := "TestMax failed in one run under it, and not when run again, nor in a second run of the same tests: its outcome changes from run to run (the suite's own randomness, or the machine's load)"
+	want := "TestMax failed in one run under it, and not when run again; a second run of the same tests passed: its outcome changes from run to run (the suite's own randomness, or the machine's load)"
 	if m.Reason != want {
 		t.Errorf("reason = %q,\nwant %q", m.Reason, want)
 	}

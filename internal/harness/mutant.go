@@ -117,17 +117,20 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		if err != nil {
 			return r, err
 		}
-		again.FlakyTests = union(v.FlakyTests, again.FlakyTests)
+		first, second := v.FlakyTests, again.FlakyTests
+		again.FlakyTests = union(first, second)
 		again.TestSeconds += v.TestSeconds
 		switch {
 		case stillUnconfirmed:
-			again.Status, again.Reason = report.Flaky, m.flakyReason(again.FlakyTests)
+			again.Status, again.Reason = report.Flaky, m.flakyReason(first, second)
 		case again.Status == report.Survived:
 			// Two outcomes: tests failed in the first run and did not
 			// fail again, and the second run passed. The verdict is the
 			// one the evidence bears, with what was seen.
-			again.Reason = fmt.Sprintf("%s failed in one run under it, and not when run again, nor in a second run of the same tests: its outcome changes from run to run (the suite's own randomness, or the machine's load)",
-				strings.Join(again.FlakyTests, ", "))
+			again.Reason = m.flakyReason(first, second) + "; a second run of the same tests passed"
+			if slices.ContainsFunc(first, func(name string) bool { return !m.b.refs.isFlaky(topLevel(name)) }) {
+				again.Reason += ": its outcome changes from run to run (the suite's own randomness, or the machine's load)"
+			}
 		}
 		v = again
 	}
@@ -147,24 +150,32 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	return r, nil
 }
 
-// flakyReason says why no failure of a mutant whose tests failed in two
-// runs counts: tests that both passed and failed with no mutant active
-// in this run are no evidence; the others failed and did not fail again.
-func (m *mutantRun) flakyReason(tests []string) string {
-	var without, again []string
-	for _, name := range tests {
-		if m.b.refs.isFlaky(topLevel(name)) {
+// flakyReason says why no failure of a mutant counts, from the tests
+// whose failures did not count in its first run and in its second: a test
+// that both passed and failed with no mutant active in this run is no
+// evidence; one that failed in both runs never reproduced alone or in its
+// grouping; one that failed in one run did not fail again.
+func (m *mutantRun) flakyReason(first, second []string) string {
+	var without, twice, once []string
+	for _, name := range union(first, second) {
+		switch {
+		case m.b.refs.isFlaky(topLevel(name)):
 			without = append(without, name)
-		} else {
-			again = append(again, name)
+		case slices.Contains(first, name) && slices.Contains(second, name):
+			twice = append(twice, name)
+		default:
+			once = append(once, name)
 		}
 	}
 	var parts []string
 	if len(without) > 0 {
 		parts = append(parts, strings.Join(without, ", ")+" both passed and failed with no mutant active in this run, so "+text.Plural(len(without), "its", "their")+" failures are no evidence")
 	}
-	if len(again) > 0 {
-		parts = append(parts, strings.Join(again, ", ")+" failed in two runs under it, and no failure reproduced without the other tests or failed only under the mutant")
+	if len(twice) > 0 {
+		parts = append(parts, strings.Join(twice, ", ")+" failed in both runs under it, and no failure reproduced without the other tests or failed only under the mutant")
+	}
+	if len(once) > 0 {
+		parts = append(parts, strings.Join(once, ", ")+" failed in one run under it, and not when run again")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -79,11 +79,11 @@ const learnerName = "learner_test.go"
 // what it imports of its module, nothing else of the grader's. A file is
 // checked first (see Rules), then run on the package: a test that fails
 // there, however it fails (it panics, hangs, ends the binary), is
-// invalid, and the file runs again without it; then against every wheat
-// and chaff. A file that cannot be graded (unreadable, not Go, against
-// the rules, not compiling, with no test, or whose binary ends before any
-// test) earns nothing: its grade says why (Problem), and holds the error
-// (Err). GradeFiles's own error is the grader's: a catalog that does not
+// invalid, and the file runs again without it; then against every
+// wheat, and every chaff unless no test is left valid (see run). A file
+// that cannot be graded (unreadable, not Go, against the rules, not
+// compiling, with no test, or whose binary ends before any test) earns
+// nothing: its grade says why (Problem), and holds the error (Err). GradeFiles's own error is the grader's: a catalog that does not
 // apply, an interrupt, a harness that cannot run; no grade is given then.
 func GradeFiles(ctx context.Context, cfg Config, files []string) ([]*Grade, error) {
 	g, err := newGrader(ctx, cfg)
@@ -248,7 +248,7 @@ func (g *grader) run(ctx context.Context, file string, tests []string, onRef []I
 	if err != nil {
 		return nil, err
 	}
-	if gr := New(file, tests, onRef, rep, g.cfg.Wheats); gr.Problem != "" || len(gr.Invalid) >= len(tests) {
+	if gr := New(file, tests, onRef, rep, g.cfg.Wheats); gr.Problem != "" || !gr.anyValid() {
 		rep.Mutants = append(rep.Mutants, chaffs.Pending().Mutants...)
 		return rep, nil
 	}
@@ -257,6 +257,7 @@ func (g *grader) run(ctx context.Context, file string, tests []string, onRef []I
 		return nil, err
 	}
 	rep.Mutants = append(rep.Mutants, rest.Mutants...)
+	rep.FlakyTests = slices.Compact(slices.Sorted(slices.Values(slices.Concat(rep.FlakyTests, rest.FlakyTests))))
 	return rep, nil
 }
 
@@ -299,10 +300,10 @@ func (g *grader) blame(err error, file string, tests []string, onRef []Invalid) 
 		}
 	case errors.As(err, &ae):
 		// It passed twice on the package, and failed on it after the
-		// chaffs and wheats: it depends on an order or a timing.
+		// wheats or the chaffs: it depends on an order or a timing.
 		failed, messages, sometimes = slices.Concat(ae.Failed, ae.Unfinished), ae.Messages, true
 		if len(failed) == 0 {
-			return nil, fmt.Errorf("%s: the test binary, run on the package after the chaffs and wheats, %s before any of its tests finished", file, ae.Ended), nil
+			return nil, fmt.Errorf("%s: the test binary, run on the package after the wheats or the chaffs, %s before any of its tests finished", file, ae.Ended), nil
 		}
 	default:
 		return nil, nil, err

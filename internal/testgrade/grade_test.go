@@ -135,7 +135,7 @@ func (f *fake) next(plan *exercise.Plan) (*report.Report, error) {
 			return rep, err
 		}
 	}
-	out := &report.Report{Mutants: []report.Mutant{}}
+	out := &report.Report{Mutants: []report.Mutant{}, FlakyTests: f.last.FlakyTests}
 	for _, m := range f.last.Mutants {
 		if slices.Contains(ids, m.ID) {
 			out.Mutants = append(out.Mutants, m)
@@ -253,6 +253,52 @@ func TestGradeFiles_AValidFileEarnsTheChaffsItCatches(t *testing.T) {
 	}
 	if want := [][]string{{"wording"}, {"put-zero", "put-eleven"}}; !slices.EqualFunc(f.stages, want, slices.Equal) {
 		t.Errorf("ran the mutants %v, want the wheat first, then the chaffs: %v", f.stages, want)
+	}
+}
+
+// A test that both passed and failed with no mutant active is invalid: it
+// depends on an order or a timing, and catches no chaff it failed under.
+func TestGradeFiles_ATestFlakyOnThePackageIsInvalid(t *testing.T) {
+	f := &fake{t: t, runs: []func(string) (*report.Report, error){
+		func(string) (*report.Report, error) {
+			rep := killed([]string{"TestPutZero"}, []string{"TestPutEleven"})
+			rep.FlakyTests = []string{"TestPutZero"}
+			return rep, nil
+		},
+	}}
+	grades, err := f.grade(t, learnerFile(t, "mo_test.go", goodFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := grades[0]
+	if len(g.Invalid) != 1 || g.Invalid[0].Test != "TestPutZero" || !g.Invalid[0].Sometimes || g.Invalid[0].On != Reference {
+		t.Errorf("invalid = %+v, want TestPutZero, now and then on the reference", g.Invalid)
+	}
+	if g.Points != 2 || g.Caught != 1 || g.Chaffs[0].Caught() {
+		t.Errorf("grade = %d points, %d caught, chaffs %+v; want 2, 1: put-eleven alone", g.Points, g.Caught, g.Chaffs)
+	}
+}
+
+// A file whose binary ended under a wheat with no test of it running
+// earns nothing, and no chaff runs.
+func TestGradeFiles_NoChaffRunsWhenTheFileEndedAWheatsBinary(t *testing.T) {
+	f := &fake{t: t, runs: []func(string) (*report.Report, error){
+		func(string) (*report.Report, error) {
+			rep := killed([]string{"TestPutZero"}, []string{"TestPutEleven"})
+			rep.Mutants[2].Status, rep.Mutants[2].Reason = report.Crashed, "the test binary exited with status 3 between tests"
+			return rep, nil
+		},
+	}}
+	file := learnerFile(t, "nia_test.go", goodFile)
+	grades, err := f.grade(t, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"wording"}}; !slices.EqualFunc(f.stages, want, slices.Equal) {
+		t.Errorf("ran the mutants %v, want the wheat alone: %v", f.stages, want)
+	}
+	if g := grades[0]; g.Points != 0 || !strings.HasPrefix(g.Problem, file+": under wheat wording, a correct alternative") {
+		t.Errorf("grade = %d points, problem %q; want 0, and why", g.Points, g.Problem)
 	}
 }
 

@@ -125,6 +125,13 @@ func Ungraded(file, problem string, rep *report.Report, wheats map[string]bool) 
 	return g
 }
 
+// anyValid reports whether a test of the file is not invalid.
+func (g *Grade) anyValid() bool {
+	return slices.ContainsFunc(g.Tests, func(t string) bool {
+		return !slices.ContainsFunc(g.Invalid, func(i Invalid) bool { return i.Test == t })
+	})
+}
+
 // New grades the tests of file from a run of the chaffs and wheats of
 // rep, where wheats are the ids of the wheats; onReference are the tests
 // that failed without any rewrite (and did not run under the mutants).
@@ -165,6 +172,13 @@ func New(file string, tests []string, onReference []Invalid, rep *report.Report,
 				top, _, _ := strings.Cut(name, "/")
 				add(Invalid{Test: top, On: Reference, Sometimes: true, Message: messageOf(m, name)})
 			}
+		}
+	}
+	// A test that both passed and failed with no chaff or wheat (the
+	// run's own flaky tests) depends on an order or a timing too.
+	for _, name := range rep.FlakyTests {
+		if top, _, _ := strings.Cut(name, "/"); slices.Contains(tests, top) {
+			add(Invalid{Test: top, On: Reference, Sometimes: true, Message: "it both passed and failed on the package, with no chaff or wheat"})
 		}
 	}
 	slices.SortFunc(g.Invalid, func(a, b Invalid) int { return strings.Compare(a.Test, b.Test) })

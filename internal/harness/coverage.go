@@ -182,10 +182,10 @@ func (cr *coverRun) one(ctx context.Context, i int, test, name string) (*gotest.
 		if err := os.MkdirAll(again, 0o755); err != nil {
 			return nil, nil, err
 		}
+		retry := cr.cfg.policy().RefRetryFactor * limit
 		cr.cfg.Progress.Printf("coverage: %s, run alone with no mutant, was %s: the machine slowed it; once more, with %s",
-			test, limits{wall: limit}.stopped(res), cr.cfg.policy().RefRetryFactor*limit)
-		limit *= cr.cfg.policy().RefRetryFactor
-		res, ids, err = cr.run(ctx, test, again, limit)
+			test, limits{wall: limit}.stopped(res), retry)
+		res, ids, err = cr.run(ctx, test, again, retry)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("coverage of %s: %w", test, err)

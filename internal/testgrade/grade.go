@@ -83,8 +83,9 @@ const learnerName = "learner_test.go"
 // wheat, and every chaff unless no test is left valid (see run). A file
 // that cannot be graded (unreadable, not Go, against the rules, not
 // compiling, with no test, or whose binary ends before any test) earns
-// nothing: its grade says why (Problem), and holds the error (Err). GradeFiles's own error is the grader's: a catalog that does not
-// apply, an interrupt, a harness that cannot run; no grade is given then.
+// nothing: its grade says why (Problem), and holds the error (Err).
+// GradeFiles's own error is the grader's: a catalog that does not apply,
+// an interrupt, a harness that cannot run; no grade is given then.
 func GradeFiles(ctx context.Context, cfg Config, files []string) ([]*Grade, error) {
 	g, err := newGrader(ctx, cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -724,5 +725,65 @@ func TestTestsOf_NamesTheTestsOfARun(t *testing.T) {
 		if got := testsOf(tc.args); got != tc.want {
 			t.Errorf("testsOf(%q) = %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// A generated mutant's run stops at its first failing test (failfast).
+// When that failure does not reproduce, the run once more lets the other
+// tests run first: one whose failure reproduces kills the mutant. A test
+// that fails under the mutant only by chance (here, only in a run stopped
+// at the first failure, as contention between goroutines may) never hides
+// the test that fails every time.
+func TestGenerated_AFailureThatDoesNotReproduceHidesNoKiller(t *testing.T) {
+	gen := &mutation.Mutant{ID: "m", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b", Operator: mutation.OpNegation}
+	r := &canned{
+		events: map[string]string{"": suiteRun()},
+		reach:  map[string][]string{"TestMax": {"m"}, "TestDouble": {"m"}},
+		respond: func(active string, args []string, n int) (string, bool) {
+			if active != "m" {
+				return "", false
+			}
+			included := func(test string) bool {
+				for _, arg := range args {
+					if pattern, ok := strings.CutPrefix(arg, "-test.run="); ok {
+						return regexp.MustCompile(pattern).MatchString(test)
+					}
+				}
+				return true
+			}
+			failfast := slices.Contains(args, "-test.failfast")
+			var events strings.Builder
+			failed := false
+			for _, test := range []string{"TestMax", "TestDouble", "TestSize"} {
+				if !included(test) {
+					continue
+				}
+				events.WriteString(`{"Action":"run","Test":"` + test + `"}` + "\n")
+				if test == "TestDouble" || test == "TestMax" && failfast {
+					events.WriteString(`{"Action":"output","Test":"` + test + `","Output":"    calc_test.go:6: wrong\n"}` + "\n")
+					events.WriteString(`{"Action":"fail","Test":"` + test + `"}` + "\n")
+					failed = true
+					if failfast {
+						break
+					}
+					continue
+				}
+				events.WriteString(`{"Action":"pass","Test":"` + test + `"}` + "\n")
+			}
+			if failed {
+				events.WriteString(`{"Action":"fail"}` + "\n")
+			} else {
+				events.WriteString(`{"Action":"pass"}` + "\n")
+			}
+			return events.String(), true
+		},
+	}
+	rep := runCanned(t, r, gen)
+	m := rep.Mutants[0]
+	if m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestDouble"}) || !slices.Equal(m.FlakyTests, []string{"TestMax"}) {
+		t.Fatalf("mutant = %s, failed %v, flaky %v (%s); want killed by TestDouble, TestMax flaky", m.Status, m.FailedTests, m.FlakyTests, m.Reason)
+	}
+	if got := rep.ExitCode(); got != report.ExitKilled {
+		t.Errorf("ExitCode() = %d, want %d", got, report.ExitKilled)
 	}
 }

@@ -58,8 +58,9 @@ type mutantRun struct {
 //
 // Every failing test is confirmed (see mutantRun.confirm): a failure that
 // does not reproduce is flaky, named, and no kill. A mutant whose only
-// failures were flaky runs once more; if again no failure is confirmed, it
-// is flaky.
+// failures were flaky runs once more, a generated one with those tests
+// last, so that one failing first again cannot stop the run before the
+// others; if again no failure is confirmed, it is flaky.
 func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration, k *killers) (r report.Mutant, err error) {
 	r = newResult(p, a)
 	start := time.Now()
@@ -205,6 +206,13 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 	if m.fast {
 		durations = m.b.durations()
 		phases = m.k.phases(m.a.Mutant.Target, m.a.Line, m.tests, durations)
+		// In the run once more, a test whose failure did not reproduce
+		// runs after the others: failing first again, it would stop the
+		// run (failfast) before a test whose failure reproduces. Which of
+		// the two fails first can depend on the machine's load.
+		if others := slices.DeleteFunc(slices.Clone(m.tests), func(t string) bool { return m.flaky[t] }); len(others) > 0 && len(others) < len(m.tests) {
+			phases = append(m.k.phases(m.a.Mutant.Target, m.a.Line, others, durations), m.tests)
+		}
 	}
 	// group is the grouping the tests failed in; failing that run, and
 	// ran the tests it ran.

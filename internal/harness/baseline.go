@@ -137,6 +137,10 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 			// one by one instead, and the run goes on.
 			pr.Printf("%v; so every mutant gets a build of its own (as with -mode=overlay), and coverage comes from the reference built with -cover", differs)
 			b.switched = nil
+		} else if sb.inactive != nil {
+			// The switched build's run with no mutant active is a run of
+			// the reference: it counts, for trust, as the baseline does.
+			b.refs.set(sb.bin, nil, sb.inactive)
 		}
 	}
 	if err := b.trustEveryTest(ctx, cfg, p); err != nil {
@@ -146,7 +150,6 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 		return b, nil
 	}
 	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {
-		b.refs.set(sb.bin, nil, sb.inactive)
 		// The switched binary's runs alone are the reference's runs
 		// alone, for the confirmations.
 		// Each counts as a pass of the reference alone, for trust.

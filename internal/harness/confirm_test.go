@@ -787,3 +787,23 @@ func TestGenerated_AFailureThatDoesNotReproduceHidesNoKiller(t *testing.T) {
 		t.Errorf("ExitCode() = %d, want %d", got, report.ExitKilled)
 	}
 }
+
+// Every run of the reference with no mutant counts toward a killer's
+// passes (see references.trust): the baseline, the switched build's run of
+// every test with no mutant active, and the run of every test that trust
+// makes before the mutants are three; the run of TestMax alone that its
+// failure is compared with is the fourth, so one more run alone makes it a
+// killer.
+func TestConfirm_TheSwitchedBuildsRunWithNoMutantCountsForTrust(t *testing.T) {
+	r := &canned{events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")}}
+	rep := runCanned(t, r, flipped)
+	if m := rep.Mutants[0]; m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestMax"}) {
+		t.Fatalf("mutant = %s, failed %v; want killed by TestMax", m.Status, m.FailedTests)
+	}
+	if got := r.seen[" "+alone("TestMax")]; got != 2 {
+		t.Errorf("%d runs of TestMax alone without a mutant, want 2", got)
+	}
+	if got := r.seen[" "]; got != 4 {
+		t.Errorf("%d runs of every test without a mutant, want 4: the baseline, the switched build's, the one for trust, the one after the mutants", got)
+	}
+}

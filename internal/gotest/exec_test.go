@@ -617,7 +617,9 @@ func TestBuild_MissingPackageIsNotABuildError(t *testing.T) {
 // a test binary: the time from Run's call to the first test's start,
 // directly and in a sandbox, as a median over b.N runs (ms-to-first-test)
 // and as the sandbox's ratio to the direct run measured in the same
-// benchmark (isolated/direct).
+// benchmark (isolated/direct). With BENCH_VARIANTS set, also with the
+// host's network, and with the go command's caches overlaid, as every run
+// of mutate's has them (a layer for each, made for each run).
 func BenchmarkExec_StartToFirstTest(b *testing.B) {
 	direct := median(b, "Direct", nil)
 	sandbox.Need(b)
@@ -630,6 +632,15 @@ func BenchmarkExec_StartToFirstTest(b *testing.B) {
 		hostNet := spec
 		hostNet.HostNetwork = true
 		median(b, "IsolatedHostNetwork", &hostNet)
+		caches := spec
+		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+			out, err := exec.Command("go", "env", k).Output()
+			if err != nil {
+				b.Fatal(err)
+			}
+			caches.Overlay = append(caches.Overlay, strings.TrimSpace(string(out)))
+		}
+		median(b, "IsolatedGoCaches", &caches)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -167,23 +169,46 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 	return b, nil
 }
 
-// trustEveryTest runs every test once more without a mutant, as the
-// mutants' runs of every test will run them, when some mutant will (a
-// catalog's, or -full): a failure under a mutant there, that reproduces in
-// a run of the failing tests together, is then trusted (see
-// references.trust) with the passes of the baseline, of the switched
-// build with no mutant active and of this run, and the one it is compared
-// with, without more runs of its own.
+// trustEveryTest runs every test without a mutant, as the mutants' runs
+// of every test will run them, when some mutant will (a catalog's, or
+// -full): a failure under a mutant there, that reproduces in a run of the
+// failing tests together, is then trusted (see references.trust) with the
+// passes of the baseline, of the switched build with no mutant active, of
+// these runs and of the one it is compared with, without more runs of its
+// own. It runs every test once, or, when more such mutants will run than
+// it takes, as often as that needs, the runs side by side: each mutant's
+// killers would otherwise need a run of their own.
 func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) error {
-	if !slices.ContainsFunc(p.Applied, func(a *mutation.Applied) bool { return cfg.Full || !a.Mutant.Generated() }) {
+	whole := 0
+	for _, a := range p.Applied {
+		if cfg.Full || !a.Mutant.Generated() {
+			whole++
+		}
+	}
+	if whole == 0 {
 		return nil
 	}
 	bin, env := b.plain, []string(nil)
+	passed := 1 // the baseline's
 	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
+		if sb.inactive != nil {
+			passed++
+		}
 	}
-	_, err := b.refs.exec(ctx, bin, env, nil, limitFor(cfg, b.Wall))
-	return err
+	runs := 1
+	if need := cfg.policy().TrustPasses - 1 - passed; need > 1 && whole > need {
+		runs = need
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(cfg.Jobs, 1))
+	for range runs {
+		g.Go(func() error {
+			_, err := b.refs.exec(gctx, bin, env, nil, limitFor(cfg, b.Wall))
+			return err
+		})
+	}
+	return g.Wait()
 }
 
 // buildAll builds the unmutated test binary and, in switch mode, the

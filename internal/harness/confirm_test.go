@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -805,5 +806,30 @@ func TestConfirm_TheSwitchedBuildsRunWithNoMutantCountsForTrust(t *testing.T) {
 	}
 	if got := r.seen[" "]; got != 4 {
 		t.Errorf("%d runs of every test without a mutant, want 4: the baseline, the switched build's, the one for trust, the one after the mutants", got)
+	}
+}
+
+// When more catalog mutants will run than it takes, the runs of every test
+// before them are as many as trust needs (two more, side by side, after
+// the baseline's and the switched build's): a killer's failure is then
+// trusted with the one run it is compared with, and no mutant's killers
+// run again alone for trust.
+func TestConfirm_ManyCatalogMutantsNeedNoRunForTrustAlone(t *testing.T) {
+	var ms []*mutation.Mutant
+	for i, replace := range []string{"a < b", "a >= b", "a != b"} {
+		ms = append(ms, &mutation.Mutant{ID: fmt.Sprint("m", i+1), Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: replace})
+	}
+	r := &canned{events: map[string]string{"": suiteRun(), "m1": suiteRun("TestMax"), "m2": suiteRun("TestMax"), "m3": suiteRun("TestMax")}}
+	rep := runCanned(t, r, ms...)
+	for _, m := range rep.Mutants {
+		if m.Status != report.Killed || !slices.Equal(m.FailedTests, []string{"TestMax"}) {
+			t.Errorf("%s = %s, failed %v; want killed by TestMax", m.ID, m.Status, m.FailedTests)
+		}
+	}
+	if got := r.seen[" "+alone("TestMax")]; got != 1 {
+		t.Errorf("%d runs of TestMax alone without a mutant, want 1: the one its failures are compared with", got)
+	}
+	if got := r.seen[" "]; got != 5 {
+		t.Errorf("%d runs of every test without a mutant, want 5: the baseline, the switched build's, two for trust, the one after the mutants", got)
 	}
 }

@@ -68,3 +68,75 @@ func TestStamp_ChangesWithEveryWrite(t *testing.T) {
 		t.Errorf("StampOf(missing) error = %v, want not exist", err)
 	}
 }
+
+// A link made to a file and removed again moves its change time only:
+// SameExceptLinks still says it is the same, unchanged; Same does not. A
+// write that changes its size or modification time, or another file in
+// its place, is seen by both.
+func TestStamp_SameExceptLinksSeesWritesButNotLinks(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("stamps compare on Linux only")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bin")
+	if err := os.WriteFile(path, []byte("abcd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // the change time moves on a clock tick
+	link := filepath.Join(dir, "link")
+	if err := os.Link(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	linked, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !before.SameExceptLinks(linked) || before.Same(linked) {
+		t.Errorf("after a link made and removed: SameExceptLinks = %v, Same = %v; want true, false", before.SameExceptLinks(linked), before.Same(linked))
+	}
+	if err := os.WriteFile(path, []byte("abcde"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	grown, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.SameExceptLinks(grown) {
+		t.Errorf("SameExceptLinks(written, one byte longer) = true, want false")
+	}
+	time.Sleep(10 * time.Millisecond) // the modification time moves on a clock tick
+	if err := os.WriteFile(path, []byte("abcdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grown.SameExceptLinks(rewritten) {
+		t.Errorf("SameExceptLinks(written, the same size) = true, want false")
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("abcdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(other, rewritten.mtime, rewritten.mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	replaced, err := StampOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rewritten.SameExceptLinks(replaced) {
+		t.Errorf("SameExceptLinks(replaced by another file of the same size and time) = true, want false")
+	}
+}

@@ -319,9 +319,10 @@ func (p *prepared) setUp(ctx context.Context, cfg config) error {
 
 // binaries are the content hashes of the test binaries that a run's
 // mutants share (the plain and the switched build), taken when they were
-// built: a run checks them after each mutant, by their stamps (a binary
-// whose stamp moved is read again), and reads them all again after the
-// last.
+// built: a run checks them after each mutant, by their stamps but the
+// change time, which each run's link to a binary moves (a binary whose
+// identity, size or modification time moved is read again), and reads
+// them all again after the last, before any verdict counts.
 type binaries struct {
 	mu   sync.Mutex
 	sums map[string]binary // by path
@@ -360,15 +361,16 @@ func (bs *binaries) sum(path string) string {
 }
 
 // changed returns the base names of the binaries whose content is not
-// what it was when they were built. A binary whose stamp is what it was
-// is not read again, unless reread says so.
+// what it was when they were built. A binary whose stamp is what it was,
+// but for its change time (see filesum.Stamp.SameExceptLinks), is not read
+// again, unless reread says so.
 func (bs *binaries) changed(reread bool) []string {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	var names []string
 	for path, b := range bs.sums {
 		if !reread {
-			if stamp, err := filesum.StampOf(path); err == nil && stamp.Same(b.stamp) {
+			if stamp, err := filesum.StampOf(path); err == nil && stamp.SameExceptLinks(b.stamp) {
 				continue
 			}
 		}

@@ -337,6 +337,46 @@ func TestRun_ASharedBinaryWrittenByAMutantStopsTheRun(t *testing.T) {
 	}
 }
 
+// A shared test binary written with its size and modification time put
+// back, as only its owner could, escapes the check after each mutant (a
+// run's link to it moves its change time, so that check leaves the change
+// time out), and not the one after the last, which reads every binary
+// again before any verdict counts: the run stops all the same.
+func TestRun_ASharedBinaryWrittenWithItsTimePutBackStopsTheRun(t *testing.T) {
+	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
+	r := cannedRunner()
+	var once sync.Once
+	r.onExec = func(e gotest.Exec, active string) {
+		if active == "flipped" {
+			once.Do(func() {
+				info, err := os.Stat(e.Binary)
+				if err != nil {
+					t.Errorf("stat the binary: %v", err)
+					return
+				}
+				f, err := os.OpenFile(e.Binary, os.O_WRONLY, 0)
+				if err != nil {
+					t.Errorf("open the binary: %v", err)
+					return
+				}
+				_, err = f.WriteAt([]byte("X"), 0)
+				f.Close()
+				if err == nil {
+					err = os.Chtimes(e.Binary, info.ModTime(), info.ModTime())
+				}
+				if err != nil {
+					t.Errorf("write the binary: %v", err)
+				}
+			})
+		}
+	}
+	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r}
+	_, err := cfg.run(t)
+	if err == nil || !strings.Contains(err.Error(), "changed while the mutants ran; no verdict of this run can be trusted") {
+		t.Fatalf("Run() error = %v, want the binary changed while the mutants ran", err)
+	}
+}
+
 // An unchanged tree is answered from the cache: nothing is built or run,
 // and the hook still sees the baseline's tests.
 func TestRun_UnchangedTreeFromTheCache(t *testing.T) {

@@ -588,20 +588,41 @@ func overlay(ps *privates, i int, dir string, root bool) error {
 	target := at(dir)
 	opts := "lowerdir=" + target + ",upperdir=" + upper + ",workdir=" + work
 	if root {
-		entries, _ := os.ReadDir(target)
-		for _, e := range entries {
-			if e.IsDir() {
-				if err := os.Mkdir(filepath.Join(upper, e.Name()), 0o755); err != nil {
-					return err
-				}
-			}
-		}
-		if err := give(upper, nil); err != nil {
+		// Each directory is given as it is made, relative to the layer
+		// (a build cache has 256 of them): a walk of the layer would
+		// open each again.
+		if err := giveSubdirs(upper, target); err != nil {
 			return err
 		}
 	} else {
 		opts += ",userxattr" // a user namespace's overlay
 	}
 	unix.Mount("overlay", target, "overlay", 0, opts)
+	return nil
+}
+
+// giveSubdirs makes in dir, owned by nobody as dir itself then is, a
+// directory for each directory of like.
+func giveSubdirs(dir, like string) error {
+	fd, err := unix.Open(dir, unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(fd)
+	if err := unix.Fchown(fd, Nobody, Nobody); err != nil {
+		return &os.PathError{Op: "chown", Path: dir, Err: err}
+	}
+	entries, _ := os.ReadDir(like)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if err := unix.Mkdirat(fd, e.Name(), 0o755); err != nil {
+			return &os.PathError{Op: "mkdir", Path: filepath.Join(dir, e.Name()), Err: err}
+		}
+		if err := unix.Fchownat(fd, e.Name(), Nobody, Nobody, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return &os.PathError{Op: "chown", Path: filepath.Join(dir, e.Name()), Err: err}
+		}
+	}
 	return nil
 }

@@ -281,11 +281,15 @@ func TestSandbox_WritesOnlyItsOwnDirectoriesAndAPrivateTmp(t *testing.T) {
 	}
 }
 
-// An overlaid directory reads as it is and takes writes, which stay in the
-// run's own layer.
+// An overlaid directory reads as it is and takes writes, in it and in its
+// subdirectories (a build cache's, one level deep), even when the program
+// runs as nobody there; the writes stay in the run's own layer.
 func TestSandbox_OverlaidDirectoryTakesWritesThatStayInTheRun(t *testing.T) {
 	cache := t.TempDir()
 	if err := os.WriteFile(filepath.Join(cache, "old"), []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(cache, "00"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	spec := Default(t.TempDir())
@@ -296,8 +300,13 @@ func TestSandbox_OverlaidDirectoryTakesWritesThatStayInTheRun(t *testing.T) {
 	if out, _ := run(t, spec, "write", filepath.Join(cache, "new")); out != "<nil>" {
 		t.Errorf("writing the overlaid directory: %s, want <nil>", out)
 	}
-	if _, err := os.Stat(filepath.Join(cache, "new")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the write reached the directory itself: %v", err)
+	if out, _ := run(t, spec, "write", filepath.Join(cache, "00", "new")); out != "<nil>" {
+		t.Errorf("writing a subdirectory of the overlaid directory: %s, want <nil>", out)
+	}
+	for _, name := range []string{"new", filepath.Join("00", "new")} {
+		if _, err := os.Stat(filepath.Join(cache, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the write of %s reached the directory itself: %v", name, err)
+		}
 	}
 }
 

@@ -79,13 +79,7 @@ func TestStamp_SameExceptLinksSeesWritesButNotLinks(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bin")
-	if err := os.WriteFile(path, []byte("abcd"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	before, err := StampOf(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := writeStamped(t, path, "abcd")
 	time.Sleep(10 * time.Millisecond) // the change time moves on a clock tick
 	link := filepath.Join(dir, "link")
 	if err := os.Link(path, link); err != nil {
@@ -94,49 +88,46 @@ func TestStamp_SameExceptLinksSeesWritesButNotLinks(t *testing.T) {
 	if err := os.Remove(link); err != nil {
 		t.Fatal(err)
 	}
-	linked, err := StampOf(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	linked := stampOf(t, path)
 	if !before.SameExceptLinks(linked) || before.Same(linked) {
 		t.Errorf("after a link made and removed: SameExceptLinks = %v, Same = %v; want true, false", before.SameExceptLinks(linked), before.Same(linked))
 	}
-	if err := os.WriteFile(path, []byte("abcde"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	grown, err := StampOf(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grown := writeStamped(t, path, "abcde")
 	if before.SameExceptLinks(grown) {
 		t.Errorf("SameExceptLinks(written, one byte longer) = true, want false")
 	}
 	time.Sleep(10 * time.Millisecond) // the modification time moves on a clock tick
-	if err := os.WriteFile(path, []byte("abcdf"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rewritten, err := StampOf(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rewritten := writeStamped(t, path, "abcdf")
 	if grown.SameExceptLinks(rewritten) {
 		t.Errorf("SameExceptLinks(written, the same size) = true, want false")
 	}
 	other := filepath.Join(dir, "other")
-	if err := os.WriteFile(other, []byte("abcdf"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeStamped(t, other, "abcdf")
 	if err := os.Chtimes(other, rewritten.mtime, rewritten.mtime); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(other, path); err != nil {
 		t.Fatal(err)
 	}
-	replaced, err := StampOf(path)
+	if replaced := stampOf(t, path); rewritten.SameExceptLinks(replaced) {
+		t.Errorf("SameExceptLinks(replaced by another file of the same size and time) = true, want false")
+	}
+}
+
+// writeStamped writes data to path and returns its stamp.
+func writeStamped(t *testing.T, path, data string) Stamp {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return stampOf(t, path)
+}
+
+func stampOf(t *testing.T, path string) Stamp {
+	t.Helper()
+	st, err := StampOf(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rewritten.SameExceptLinks(replaced) {
-		t.Errorf("SameExceptLinks(replaced by another file of the same size and time) = true, want false")
-	}
+	return st
 }

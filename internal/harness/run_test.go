@@ -312,68 +312,66 @@ func TestRun_AfterBaselineStopsTheRun(t *testing.T) {
 
 // A test binary that the mutants share, written while a mutant ran (as
 // a mutant's run without a sandbox could), stops the run: no verdict of
-// it can be trusted.
+// it can be trusted. A write that moves its size is seen after that
+// mutant. One with its size and modification time put back, as only its
+// owner could, escapes the check after each mutant (a run's link to the
+// binary moves its change time, so that check leaves the change time
+// out), and not the one after the last, which reads every binary again
+// before any verdict counts.
 func TestRun_ASharedBinaryWrittenByAMutantStopsTheRun(t *testing.T) {
-	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
-	r := cannedRunner()
-	var once sync.Once
-	r.onExec = func(e gotest.Exec, active string) {
-		if active == "flipped" {
-			once.Do(func() {
-				f, err := os.OpenFile(e.Binary, os.O_WRONLY|os.O_APPEND, 0)
-				if err != nil {
-					t.Errorf("open the binary: %v", err)
-					return
-				}
-				defer f.Close()
-				f.WriteString("written")
-			})
+	appended := func(path string) error {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
 		}
+		defer f.Close()
+		_, err = f.WriteString("written")
+		return err
 	}
-	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r}
-	_, err := cfg.run(t)
-	if err == nil || !strings.Contains(err.Error(), "changed while mutant flipped ran; no verdict of this run can be trusted") {
-		t.Fatalf("Run() error = %v, want the binary changed while mutant flipped ran", err)
-	}
-}
-
-// A shared test binary written with its size and modification time put
-// back, as only its owner could, escapes the check after each mutant (a
-// run's link to it moves its change time, so that check leaves the change
-// time out), and not the one after the last, which reads every binary
-// again before any verdict counts: the run stops all the same.
-func TestRun_ASharedBinaryWrittenWithItsTimePutBackStopsTheRun(t *testing.T) {
-	ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
-	r := cannedRunner()
-	var once sync.Once
-	r.onExec = func(e gotest.Exec, active string) {
-		if active == "flipped" {
-			once.Do(func() {
-				info, err := os.Stat(e.Binary)
-				if err != nil {
-					t.Errorf("stat the binary: %v", err)
-					return
-				}
-				f, err := os.OpenFile(e.Binary, os.O_WRONLY, 0)
-				if err != nil {
-					t.Errorf("open the binary: %v", err)
-					return
-				}
-				_, err = f.WriteAt([]byte("X"), 0)
-				f.Close()
-				if err == nil {
-					err = os.Chtimes(e.Binary, info.ModTime(), info.ModTime())
-				}
-				if err != nil {
-					t.Errorf("write the binary: %v", err)
-				}
-			})
+	timePutBack := func(path string) error {
+		info, err := os.Stat(path)
+		if err != nil {
+			return err
 		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteAt([]byte("X"), 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, info.ModTime(), info.ModTime())
 	}
-	cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r}
-	_, err := cfg.run(t)
-	if err == nil || !strings.Contains(err.Error(), "changed while the mutants ran; no verdict of this run can be trusted") {
-		t.Fatalf("Run() error = %v, want the binary changed while the mutants ran", err)
+	for _, tc := range []struct {
+		name  string
+		write func(path string) error
+		want  string
+	}{
+		{"Appended", appended, "changed while mutant flipped ran; no verdict of this run can be trusted"},
+		{"TimePutBack", timePutBack, "changed while the mutants ran; no verdict of this run can be trusted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms := []*mutation.Mutant{{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"}}
+			r := cannedRunner()
+			var once sync.Once
+			r.onExec = func(e gotest.Exec, active string) {
+				if active == "flipped" {
+					once.Do(func() {
+						if err := tc.write(e.Binary); err != nil {
+							t.Errorf("write the binary: %v", err)
+						}
+					})
+				}
+			}
+			cfg := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 1, NoCache: true, Runner: r}
+			if _, err := cfg.run(t); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run() error = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
 

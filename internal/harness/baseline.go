@@ -189,15 +189,11 @@ func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) 
 		return nil
 	}
 	bin, env := b.plain, []string(nil)
-	passed := 1 // the baseline's
 	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
-		if sb.inactive != nil {
-			passed++
-		}
 	}
 	runs := 1
-	if need := cfg.policy().TrustPasses - 1 - passed; need > 1 && whole > need {
+	if need := cfg.policy().TrustPasses - 1 - b.refs.fewestPasses(nil); need > 1 && whole > need {
 		runs = need
 	}
 	g, gctx := errgroup.WithContext(ctx)

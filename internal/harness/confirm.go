@@ -434,6 +434,19 @@ func (rs *references) count(bin string, args []string, res *gotest.Result) {
 	}
 }
 
+// fewestPasses returns how many runs with args, of the reference with no
+// mutant, every test they ran has passed: the passes of the test that has
+// the fewest in that grouping.
+func (rs *references) fewestPasses(args []string) int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	passes := rs.passes[groupKey(args)]
+	if len(passes) == 0 {
+		return 0
+	}
+	return slices.Min(slices.Collect(maps.Values(passes)))
+}
+
 // testsOf names, for a person, the tests that a run with args runs: those
 // its -test.run pattern (runOnly's or runPath's) names, or every test.
 func testsOf(args []string) string {

@@ -205,13 +205,15 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 	var durations map[string]float64
 	if m.fast {
 		durations = m.b.durations()
-		phases = m.k.phases(m.a.Mutant.Target, m.a.Line, m.tests, durations)
 		// In the run once more, a test whose failure did not reproduce
 		// runs after the others: failing first again, it would stop the
 		// run (failfast) before a test whose failure reproduces. Which of
 		// the two fails first can depend on the machine's load.
-		if others := slices.DeleteFunc(slices.Clone(m.tests), func(t string) bool { return m.flaky[t] }); len(others) > 0 && len(others) < len(m.tests) {
+		others := slices.DeleteFunc(slices.Clone(m.tests), func(t string) bool { return m.flaky[t] })
+		if len(others) > 0 && len(others) < len(m.tests) {
 			phases = append(m.k.phases(m.a.Mutant.Target, m.a.Line, others, durations), m.tests)
+		} else {
+			phases = m.k.phases(m.a.Mutant.Target, m.a.Line, m.tests, durations)
 		}
 	}
 	// group is the grouping the tests failed in; failing that run, and

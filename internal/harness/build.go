@@ -37,6 +37,14 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 	if !strings.Contains(p.goEnv["GOFLAGS"], "-ldflags") {
 		flags = append(flags, "-ldflags=-s -w")
 	}
+	// A blind run's binaries name their files by import path, not by
+	// where the grader keeps them: a panic's trace shows a learner no
+	// directory of the grader's (its copy of the module, Go's root, the
+	// module cache), and the same sources compile from Go's build cache
+	// wherever the next grading copies them.
+	if cfg.Blind {
+		flags = append(flags, "-trimpath")
+	}
 	if len(files) > 0 {
 		overlay, err := writeOverlay(filepath.Join(dir, "src"), files)
 		if err != nil {

@@ -13,7 +13,9 @@
 // every mutant at once (see mutation.Switched), and its test binary runs
 // once per mutant with the mutant named in the environment; a mutant whose
 // switched form does not compile falls back to a build of its own. A blind
-// run (Options.Blind: a learner's tests) is always in overlay mode. The
+// run (Options.Blind: a learner's tests) is always in overlay mode, and
+// its binaries are built with -trimpath: they name no directory of the
+// grader's. The
 // temporary directory is removed when the run ends, including when it is
 // interrupted.
 //

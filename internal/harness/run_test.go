@@ -443,7 +443,8 @@ var runDirPath = regexp.MustCompile(`/runs/[0-9]+/mod$`)
 // look: every mutant has a build of its own, made as the reference's is,
 // without symbols, and kept nowhere; no run carries a variable or a file
 // beside its binary about its mutant, and none runs in a directory named
-// after what it runs; the environment is the run's own and a few neutral
+// after what it runs; every build is -trimpath, so that no trace names a
+// directory of the grader's; the environment is the run's own and a few neutral
 // settings; the directories to hide are covered. The verdicts come from
 // the code alone.
 func TestRun_BlindNamesNoMutant(t *testing.T) {
@@ -483,8 +484,8 @@ func TestRun_BlindNamesNoMutant(t *testing.T) {
 		t.Errorf("%d builds, want 3: the reference's and each mutant's", r.builds)
 	}
 	for i, flags := range r.flags {
-		if !slices.Contains(flags, "-ldflags=-s -w") || r.kept[i] != "" {
-			t.Errorf("build %d: flags %q, kept at %q; want -ldflags=-s -w, kept nowhere", i, flags, r.kept[i])
+		if !slices.Contains(flags, "-ldflags=-s -w") || !slices.Contains(flags, "-trimpath") || r.kept[i] != "" {
+			t.Errorf("build %d: flags %q, kept at %q; want -ldflags=-s -w and -trimpath, kept nowhere", i, flags, r.kept[i])
 		}
 	}
 	if len(sides) > 0 {

@@ -156,6 +156,15 @@ type Options struct {
 	// is zero; zero is go test's own default, 10 minutes.
 	BaselineLimit time.Duration
 
+	// First, if set, runs the mutants in two stages over one baseline:
+	// those First returns true for, then, once their verdicts are in, the
+	// others, if Next returns true for the report so far (those verdicts,
+	// the suite's flaky tests). Mutants that do not run are left out of
+	// the report. A learner's file is graded so: its wheats first, and
+	// its chaffs only while a test of it passed under every wheat.
+	First func(*mutation.Mutant) bool
+	Next  func(*report.Report) bool
+
 	// Answers are the ids of the mutants whose failing tests are a
 	// learner's answers, to predict before seeing them (an exercise's):
 	// progress says that such a mutant was killed, not by how many tests.

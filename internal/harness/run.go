@@ -67,8 +67,8 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	}
 	if !rep.Interrupted && !cfg.Full {
 		var alive []int
-		for _, i := range missing { // all ran: nothing was compiled before
-			if results[i].Status != report.Killed {
+		for _, i := range missing { // nothing was compiled before
+			if results[i].ID != "" && results[i].Status != report.Killed {
 				alive = append(alive, i)
 			}
 		}
@@ -81,8 +81,9 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	if rep.TCE != nil {
 		rep.Seconds += rep.TCE.Seconds
 	}
-	// The cache keeps the equivalents and duplicates too.
-	rep.Mutants = results
+	// The cache keeps the equivalents and duplicates too; a mutant that
+	// did not run (see Options.First) is in neither.
+	rep.Mutants = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
 	p.store(cfg, keys, rep)
 	dropInvalid(cfg, rep)
 	if rep.Interrupted {

@@ -514,3 +514,60 @@ func TestRun_BlindNamesNoMutant(t *testing.T) {
 		}
 	}
 }
+
+// With Options.First, one baseline serves two stages: the mutants First
+// picks run, Next reads their verdicts, and the others run only if it
+// says so; those that do not are left out of the report, and nothing of
+// them is built.
+func TestRun_FirstStageDecidesWhetherTheOthersRun(t *testing.T) {
+	sandbox.Need(t)
+	ms := []*mutation.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "doubled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3"},
+		{ID: "tripled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 4"},
+	}
+	for _, tc := range []struct {
+		name   string
+		next   bool
+		builds int
+		want   []report.Mutant
+	}{
+		{"Stop", false, 2, []report.Mutant{
+			{ID: "flipped", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestMax"}},
+		}},
+		{"Go on", true, 4, []report.Mutant{
+			{ID: "flipped", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestMax"}},
+			{ID: "doubled", Status: report.Survived, Build: ModeOverlay, FailedTests: []string{}},
+			{ID: "tripled", Status: report.Survived, Build: ModeOverlay, FailedTests: []string{}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cannedRunner()
+			r.byCode = map[string]string{"flipped": "a < b"}
+			run := testRun{Dir: writeModule(t), Package: ".", Mutants: ms, Jobs: 2, NoCache: true, Runner: r}
+			opt := run.options()
+			opt.Blind = true
+			var seen [][]string
+			opt.First = func(m *mutation.Mutant) bool { return m.ID == "flipped" }
+			opt.Next = func(rep *report.Report) bool {
+				var got []string
+				for _, m := range rep.Mutants {
+					got = append(got, m.ID+" "+string(m.Status))
+				}
+				seen = append(seen, got)
+				return tc.next
+			}
+			rep, err := Run(t.Context(), run.plan(t), opt)
+			if err != nil {
+				t.Fatalf("Run() error = %v", err)
+			}
+			checkMutants(t, rep, tc.want)
+			if want := [][]string{{"flipped killed"}}; !slices.EqualFunc(seen, want, slices.Equal) {
+				t.Errorf("Next saw %q, want %q: the first stage's verdicts, once", seen, want)
+			}
+			if r.builds != tc.builds {
+				t.Errorf("%d builds, want %d: the reference's once, and each mutant's that runs", r.builds, tc.builds)
+			}
+		})
+	}
+}

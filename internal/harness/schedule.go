@@ -48,21 +48,37 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	}
 	cfg.phase("mutants", "running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
 	s := &scheduler{cfg: cfg, p: p, b: b, limit: limit, results: make([]report.Mutant, len(p.Applied)), total: total, k: newKillers()}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(cfg.Jobs, 1))
-	for i, a := range p.Applied {
-		g.Go(func() error { return s.run(ctx, gctx, i, a) })
+	var (
+		after reference
+		err   error
+	)
+	stages := stagesOf(cfg, p.Applied)
+	for k, stage := range stages {
+		if k > 0 && !cfg.Next(newReport(cfg, p, b, s.kept(), limit)) {
+			cfg.Progress.Printf("the other %s not run", text.Count(len(stage), "mutant is", "mutants are"))
+			after.res, after.err = runReferenceAfter(ctx, cfg, p, b)
+			break
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(max(cfg.Jobs, 1))
+		for _, i := range stage {
+			g.Go(func() error { return s.run(ctx, gctx, i, p.Applied[i]) })
+		}
+		if k == len(stages)-1 {
+			// The reference's run after the mutants takes the first free
+			// slot once every mutant has started: beside the last of
+			// them, not after them all. What a mutant's run could leave
+			// for it is out of reach of every sandbox already (see
+			// referenceAfter).
+			g.Go(func() error {
+				after.res, after.err = runReferenceAfter(gctx, cfg, p, b)
+				return nil // judged once the mutants are done
+			})
+		}
+		if err = g.Wait(); err != nil || ctx.Err() != nil {
+			break
+		}
 	}
-	// The reference's run after the mutants takes the first free slot
-	// once every mutant has started: beside the last of them, not after
-	// them all. What a mutant's run could leave for it is out of reach
-	// of every sandbox already (see referenceAfter).
-	var after reference
-	g.Go(func() error {
-		after.res, after.err = runReferenceAfter(gctx, cfg, p, b)
-		return nil // judged once the mutants are done
-	})
-	err := g.Wait()
 	cfg.Progress.Done()
 	interrupted := false
 	switch {
@@ -143,6 +159,28 @@ func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) e
 	s.cfg.Progress.Printf("[%d/%d] %s: %s (%.1fs)", s.shown, s.total, a.Mutant.ID, describe(r, s.cfg.Answers[a.Mutant.ID]), r.Seconds)
 	s.cfg.Progress.Status("%d/%d done", s.shown, s.total)
 	return nil
+}
+
+// stagesOf returns the indexes of ms in the stages they run in: all at
+// once, or, with cfg.First, those it picks, then the others (see
+// Options.First). No stage is empty.
+func stagesOf(cfg config, ms []*mutation.Applied) [][]int {
+	var first, rest []int
+	for i, a := range ms {
+		if cfg.First != nil && cfg.First(a.Mutant) {
+			first = append(first, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return slices.DeleteFunc([][]int{first, rest}, func(s []int) bool { return len(s) == 0 })
+}
+
+// kept returns the results kept so far, in the order of the mutants.
+func (s *scheduler) kept() []report.Mutant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.DeleteFunc(slices.Clone(s.results), func(m report.Mutant) bool { return m.ID == "" })
 }
 
 // dropped reports whether a is a generated mutant that is not valid Go:

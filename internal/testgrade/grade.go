@@ -230,36 +230,34 @@ func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 }
 
 // run runs the plan with the learner's file in the copy, or the package
-// alone when the chaffs and wheats are withheld. The wheats run first,
-// then the chaffs: a chaff is caught only by a test that passed under
-// every wheat, so when none is left (each failed under a wheat, or the
-// file as a whole ended a wheat's binary) no chaff can be caught, and
-// none is built or run; each stays pending, missed.
+// alone when the chaffs and wheats are withheld: one baseline, then the
+// wheats, then the chaffs (see harness.Options.First). A chaff is caught
+// only by a test that passed under every wheat, so when none is left
+// (each failed under a wheat, or the file as a whole ended a wheat's
+// binary) no chaff can be caught, and none is built or run; each stays
+// pending, missed.
 func (g *grader) run(ctx context.Context, file string, tests []string, onRef []Invalid) (*report.Report, error) {
 	if len(g.unit.Applied) == 0 {
 		_, err := g.cfg.Engine.Baseline(ctx, g.plan, g.opt)
 		return &report.Report{Mutants: []report.Mutant{}}, err
 	}
 	isWheat := func(m *mutation.Mutant) bool { return g.cfg.Wheats[g.unit.Qual+m.ID] }
-	wheats := g.plan.Keep(isWheat)
-	chaffs := g.plan.Keep(func(m *mutation.Mutant) bool { return !isWheat(m) })
-	if wheats.Count() == 0 || chaffs.Count() == 0 {
-		return g.cfg.Engine.Run(ctx, g.plan, g.opt)
+	opt := g.opt
+	opt.First = isWheat
+	opt.Next = func(wheats *report.Report) bool {
+		gr := New(file, tests, onRef, wheats, g.cfg.Wheats)
+		return gr.Problem == "" && gr.anyValid()
 	}
-	rep, err := g.cfg.Engine.Run(ctx, wheats, g.opt)
+	rep, err := g.cfg.Engine.Run(ctx, g.plan, opt)
 	if err != nil {
 		return nil, err
 	}
-	if gr := New(file, tests, onRef, rep, g.cfg.Wheats); gr.Problem != "" || !gr.anyValid() {
-		rep.Mutants = append(rep.Mutants, chaffs.Pending().Mutants...)
-		return rep, nil
+	ran := map[string]bool{}
+	for _, m := range rep.Mutants {
+		ran[m.ID] = true
 	}
-	rest, err := g.cfg.Engine.Run(ctx, chaffs, g.opt)
-	if err != nil {
-		return nil, err
-	}
-	rep.Mutants = append(rep.Mutants, rest.Mutants...)
-	rep.FlakyTests = slices.Compact(slices.Sorted(slices.Values(slices.Concat(rep.FlakyTests, rest.FlakyTests))))
+	chaffs := g.plan.Keep(func(m *mutation.Mutant) bool { return !ran[m.ID] && !isWheat(m) })
+	rep.Mutants = append(rep.Mutants, chaffs.Pending().Mutants...)
 	return rep, nil
 }
 

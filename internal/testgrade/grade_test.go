@@ -59,7 +59,8 @@ func shelfModule(t *testing.T) string {
 // fake is an engine whose runs are scripted: each scripted run is given
 // the learner's file as the copy holds it then, and answers for every
 // mutant; the stages of one version of the file (its wheats, then its
-// chaffs: a call of Run each) share it, each given the mutants it runs.
+// chaffs: the stages of one call of Run) share it, each given the mutants
+// it runs.
 type fake struct {
 	t        *testing.T
 	withheld bool
@@ -98,7 +99,25 @@ func (f *fake) engine() Engine {
 			if !opt.Blind || !opt.NoCache || opt.BaselineLimit != BaselineLimit {
 				f.t.Errorf("Run(%+v): want a blind run, uncached, bounded by BaselineLimit", opt)
 			}
-			return f.next(plan)
+			if opt.First == nil {
+				return f.next(plan)
+			}
+			// The stages of harness.Options.First: the picked mutants,
+			// then the others if Next says so.
+			first, rest := plan.Keep(opt.First), plan.Keep(func(m *mutation.Mutant) bool { return !opt.First(m) })
+			if first.Count() == 0 || rest.Count() == 0 {
+				return f.next(plan)
+			}
+			rep, err := f.next(first)
+			if err != nil || !opt.Next(rep) {
+				return rep, err
+			}
+			more, err := f.next(rest)
+			if err != nil {
+				return nil, err
+			}
+			rep.Mutants = append(rep.Mutants, more.Mutants...)
+			return rep, nil
 		},
 		Baseline: func(_ context.Context, plan *exercise.Plan, opt harness.Options) ([]string, error) {
 			_, err := f.next(plan)

@@ -158,10 +158,13 @@ type Options struct {
 
 	// First, if set, runs the mutants in two stages over one baseline:
 	// those First returns true for, then, once their verdicts are in, the
-	// others, if Next returns true for the report so far (those verdicts,
-	// the suite's flaky tests). Mutants that do not run are left out of
-	// the report. A learner's file is graded so: its wheats first, and
-	// its chaffs only while a test of it passed under every wheat.
+	// others, if Next (nil: always) returns true for the report so far
+	// (those verdicts, the suite's flaky tests). Mutants that do not run
+	// are left out of the report. A run with First needs NoCache and no
+	// Full: every verdict of the first stage comes from its runs. A
+	// learner's file is
+	// graded so: its wheats first, and its chaffs only while a test of it
+	// passed under every wheat.
 	First func(*mutation.Mutant) bool
 	Next  func(*report.Report) bool
 

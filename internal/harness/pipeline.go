@@ -24,6 +24,12 @@ func Run(ctx context.Context, plan *exercise.Plan, opt Options) (*report.Report,
 			return nil, err
 		}
 	}
+	if opt.First != nil && (!opt.NoCache || opt.Full) {
+		// The cache answers for mutants one by one, and -full judges
+		// equivalents and duplicates before any run: a first stage from
+		// either would not be asked about.
+		return nil, errors.New("harness: Options.First needs NoCache, and no Full")
+	}
 	if err := resolveIsolation(&opt); err != nil {
 		return nil, err
 	}
@@ -137,17 +143,27 @@ func combine(reps []*report.Report) *report.Report {
 			names[n] = true
 		}
 	}
+	at := map[string]int{}
+	for i, m := range out.Mutants {
+		at[m.ID] = i
+	}
 	for _, r := range reps[1:] {
 		out.Seconds += r.Seconds
 		out.Baseline.Seconds += r.Baseline.Seconds
 		out.Limit, out.MemoryLimit = max(out.Limit, r.Limit), max(out.MemoryLimit, r.MemoryLimit)
 		out.Cached = out.Cached && r.Cached
 		out.FlakyTests = append(out.FlakyTests, r.FlakyTests...)
-		for i, m := range r.Mutants {
+		for _, m := range r.Mutants {
+			i, ok := at[m.ID]
+			if !ok {
+				// It ran against these tests only (another run left it
+				// out: see Options.First).
+				at[m.ID] = len(out.Mutants)
+				out.Mutants = append(out.Mutants, m)
+				continue
+			}
 			o := &out.Mutants[i]
 			switch {
-			case o.ID != m.ID:
-				continue // not the same mutant: cannot happen, as every run has the plan's mutants
 			case m.Status.MoreTelling(o.Status):
 				*o = m
 			case m.Status == o.Status && m.Status == report.Killed:

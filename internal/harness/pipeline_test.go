@@ -2,6 +2,7 @@ package harness
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/report"
@@ -42,5 +43,29 @@ func TestCombine_TheMostTellingVerdictOfEveryTester(t *testing.T) {
 	}
 	if a.Mutants[0].Status != report.Survived {
 		t.Errorf("the first run's report changed: eq = %s", a.Mutants[0].Status)
+	}
+}
+
+// Runs against different testers need not hold the same mutants, nor in
+// the same order (a first stage stopped one of them, see Options.First):
+// each mutant is matched by its id, and one that ran against some of the
+// testers keeps what they gave.
+func TestCombine_MatchesMutantsByID(t *testing.T) {
+	a := &report.Report{Mutants: []report.Mutant{
+		{ID: "both", Status: report.Survived},
+		{ID: "onlyA", Status: report.Killed, FailedTests: []string{"a:TestX"}},
+	}}
+	b := &report.Report{Mutants: []report.Mutant{
+		{ID: "onlyB", Status: report.Survived},
+		{ID: "both", Status: report.Killed, FailedTests: []string{"b:TestY"}},
+	}}
+	got := combine([]*report.Report{a, b})
+	var ids []string
+	for _, m := range got.Mutants {
+		ids = append(ids, m.ID+" "+string(m.Status)+" "+strings.Join(m.FailedTests, ","))
+	}
+	want := []string{"both killed b:TestY", "onlyA killed a:TestX", "onlyB survived "}
+	if !slices.Equal(ids, want) {
+		t.Errorf("combine() = %q, want %q", ids, want)
 	}
 }

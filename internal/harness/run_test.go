@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -522,9 +523,9 @@ func TestRun_BlindNamesNoMutant(t *testing.T) {
 func TestRun_FirstStageDecidesWhetherTheOthersRun(t *testing.T) {
 	sandbox.Need(t)
 	ms := []*mutation.Mutant{
-		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
 		{ID: "doubled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3"},
 		{ID: "tripled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 4"},
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
 	}
 	for _, tc := range []struct {
 		name   string
@@ -536,9 +537,9 @@ func TestRun_FirstStageDecidesWhetherTheOthersRun(t *testing.T) {
 			{ID: "flipped", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestMax"}},
 		}},
 		{"Go on", true, 4, []report.Mutant{
-			{ID: "flipped", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestMax"}},
 			{ID: "doubled", Status: report.Survived, Build: ModeOverlay, FailedTests: []string{}},
 			{ID: "tripled", Status: report.Survived, Build: ModeOverlay, FailedTests: []string{}},
+			{ID: "flipped", Status: report.Killed, Build: ModeOverlay, FailedTests: []string{"TestMax"}},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -561,6 +562,9 @@ func TestRun_FirstStageDecidesWhetherTheOthersRun(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run() error = %v", err)
 			}
+			if len(rep.Mutants) != len(tc.want) {
+				t.Fatalf("%d mutants in the report, want %d: those that ran, no more", len(rep.Mutants), len(tc.want))
+			}
 			checkMutants(t, rep, tc.want)
 			if want := [][]string{{"flipped killed"}}; !slices.EqualFunc(seen, want, slices.Equal) {
 				t.Errorf("Next saw %q, want %q: the first stage's verdicts, once", seen, want)
@@ -569,5 +573,49 @@ func TestRun_FirstStageDecidesWhetherTheOthersRun(t *testing.T) {
 				t.Errorf("%d builds, want %d: the reference's once, and each mutant's that runs", r.builds, tc.builds)
 			}
 		})
+	}
+}
+
+// The stages of a run: every mutant at once, or those First picks, then
+// the others; always one at least, whose end runs the reference again.
+func TestStagesOf(t *testing.T) {
+	applied := func(ids ...string) []*mutation.Applied {
+		var as []*mutation.Applied
+		for _, id := range ids {
+			as = append(as, &mutation.Applied{Mutant: &mutation.Mutant{ID: id}})
+		}
+		return as
+	}
+	wheat := func(m *mutation.Mutant) bool { return strings.HasPrefix(m.ID, "w") }
+	for _, tc := range []struct {
+		name  string
+		first func(*mutation.Mutant) bool
+		ms    []*mutation.Applied
+		want  [][]int
+	}{
+		{"NoMutant", nil, nil, [][]int{nil}},
+		{"NoMutantStaged", wheat, nil, [][]int{nil}},
+		{"Unstaged", nil, applied("c1", "w1", "c2"), [][]int{{0, 1, 2}}},
+		{"Staged", wheat, applied("c1", "w1", "c2", "w2"), [][]int{{1, 3}, {0, 2}}},
+		{"OnlyFirst", wheat, applied("w1", "w2"), [][]int{{0, 1}}},
+		{"NoneFirst", wheat, applied("c1", "c2"), [][]int{{0, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := stagesOf(config{Options: Options{First: tc.first}}, tc.ms)
+			if !slices.EqualFunc(got, tc.want, slices.Equal) || len(got) != len(tc.want) {
+				t.Errorf("stagesOf() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A first stage must come from the run itself: not from the cache, not
+// from -full's judgment of equivalents before any run.
+func TestRun_FirstNeedsNoCacheAndNoFull(t *testing.T) {
+	for _, opt := range []Options{{First: func(*mutation.Mutant) bool { return true }}, {First: func(*mutation.Mutant) bool { return true }, NoCache: true, Full: true}} {
+		_, err := Run(t.Context(), &exercise.Plan{}, opt)
+		if err == nil || !strings.Contains(err.Error(), "Options.First needs NoCache, and no Full") {
+			t.Errorf("Run(NoCache %v, Full %v) error = %v, want the refusal", opt.NoCache, opt.Full, err)
+		}
 	}
 }

@@ -47,14 +47,14 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 		each += " and " + text.Bytes(p.memory) + " of memory"
 	}
 	cfg.phase("mutants", "running %d %s (limit %s each)", total, text.Plural(total, "mutant", "mutants"), each)
-	s := &scheduler{cfg: cfg, p: p, b: b, limit: limit, results: make([]report.Mutant, len(p.Applied)), total: total, k: newKillers()}
+	s := &scheduler{cfg: cfg, p: p, b: b, limit: limit, results: make([]report.Mutant, len(p.Applied)), total: total, k: newKillers(), started: map[string]bool{}}
 	var (
 		after reference
 		err   error
 	)
 	stages := stagesOf(cfg, p.Applied)
 	for k, stage := range stages {
-		if k > 0 && !cfg.Next(newReport(cfg, p, b, s.kept(), limit)) {
+		if k > 0 && cfg.Next != nil && !cfg.Next(newReport(cfg, p, b, s.kept(), limit)) {
 			cfg.Progress.Printf("the other %s not run", text.Count(len(stage), "mutant is", "mutants are"))
 			after.res, after.err = runReferenceAfter(ctx, cfg, p, b)
 			break
@@ -88,7 +88,7 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 		cfg.Progress.Printf("interrupted: running the reference once more, to keep the %s that finished", text.Count(s.done, "verdict", "verdicts"))
 		after, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer cancel()
-		if err := referenceAfter(after, cfg, p, b); err != nil {
+		if err := referenceAfter(after, cfg, p, b, s.started); err != nil {
 			return nil, ctx.Err()
 		}
 		interrupted = true
@@ -97,7 +97,7 @@ func runMutants(ctx context.Context, cfg config, p *prepared, b *Baseline) (*rep
 	case err != nil:
 		return nil, err
 	default:
-		if err := judgeReferenceAfter(cfg, p, b, after); err != nil {
+		if err := judgeReferenceAfter(cfg, p, b, after, s.started); err != nil {
 			return nil, err
 		}
 	}
@@ -124,6 +124,8 @@ type scheduler struct {
 	// suspects are the mutants that ran since the tree was last found
 	// unchanged: any of them may have changed it.
 	suspects []string
+	// started are the mutants that began to run.
+	started map[string]bool
 }
 
 // run runs mutant a, the i-th, with gctx, the group's context, and keeps
@@ -131,6 +133,7 @@ type scheduler struct {
 func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) error {
 	s.mu.Lock()
 	s.suspects = append(s.suspects, a.Mutant.ID)
+	s.started[a.Mutant.ID] = true
 	s.mu.Unlock()
 	r, err := runMutant(gctx, s.cfg, s.p, s.b, a, filepath.Join(s.p.tmp, "mutant", strconv.Itoa(i)), s.limit, s.k)
 	if err != nil {
@@ -163,7 +166,8 @@ func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) e
 
 // stagesOf returns the indexes of ms in the stages they run in: all at
 // once, or, with cfg.First, those it picks, then the others (see
-// Options.First). No stage is empty.
+// Options.First). There is always a stage, the last of which runs the
+// reference after the mutants; only the one stage of no mutant is empty.
 func stagesOf(cfg config, ms []*mutation.Applied) [][]int {
 	var first, rest []int
 	for i, a := range ms {
@@ -173,7 +177,11 @@ func stagesOf(cfg config, ms []*mutation.Applied) [][]int {
 			rest = append(rest, i)
 		}
 	}
-	return slices.DeleteFunc([][]int{first, rest}, func(s []int) bool { return len(s) == 0 })
+	stages := slices.DeleteFunc([][]int{first, rest}, func(s []int) bool { return len(s) == 0 })
+	if len(stages) == 0 {
+		return [][]int{nil}
+	}
+	return stages
 }
 
 // kept returns the results kept so far, in the order of the mutants.
@@ -215,10 +223,10 @@ func newReport(cfg config, p *prepared, b *Baseline, results []report.Mutant, li
 // see, and no verdict of the run can be trusted. In a whole run it runs
 // beside the last mutants (see runMutants); after an interrupt, after
 // them.
-func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) error {
+func referenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline, started map[string]bool) error {
 	var after reference
 	after.res, after.err = runReferenceAfter(ctx, cfg, p, b)
-	return judgeReferenceAfter(cfg, p, b, after)
+	return judgeReferenceAfter(cfg, p, b, after, started)
 }
 
 // reference is a run of the reference, or why it could not run.
@@ -237,8 +245,9 @@ func runReferenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline
 }
 
 // judgeReferenceAfter checks, once the mutants are done, that no test
-// binary changed and that after passed as the baseline did.
-func judgeReferenceAfter(cfg config, p *prepared, b *Baseline, after reference) error {
+// binary changed and that after passed as the baseline did; started are
+// the ids of the mutants that ran, which an error names.
+func judgeReferenceAfter(cfg config, p *prepared, b *Baseline, after reference, started map[string]bool) error {
 	cfg.phase("reference", "the reference again, after the mutants")
 	if changed := p.bins.changed(true); len(changed) > 0 {
 		return fmt.Errorf("the test %s %s changed while the mutants ran; no verdict of this run can be trusted (the next run builds %s again)",
@@ -261,7 +270,9 @@ func judgeReferenceAfter(cfg config, p *prepared, b *Baseline, after reference) 
 		}
 	}
 	for _, a := range p.Applied {
-		e.Mutants = append(e.Mutants, a.Mutant.ID)
+		if started[a.Mutant.ID] {
+			e.Mutants = append(e.Mutants, a.Mutant.ID)
+		}
 	}
 	return e
 }

@@ -62,7 +62,8 @@ func TestScripts(t *testing.T) {
 	}
 	artifacts := t.ArtifactDir()
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:         "testdata/script",
+		WorkdirRoot: scriptsRoot(t),
 		// [browser]: a Chromium or Chrome is on PATH, for browse. CI
 		// installs one: there, its absence is an error, not a skip.
 		Condition: func(cond string) (bool, error) {
@@ -120,6 +121,79 @@ func TestScripts(t *testing.T) {
 			"stall":        cmdStall,
 		},
 	})
+}
+
+// scriptsRoot returns where the scripts' work directories go: the same
+// directory in every run of the user's, so that a script's fixture module
+// has the same path each time and compiles from Go's build cache (its
+// directory is in the key of every package it compiles). It is locked
+// while the scripts run, and emptied before and after them (unless
+// -testwork leaves the work directories for a person to read). When it
+// cannot be had, "": a new temporary directory, as testscript makes by
+// default.
+func scriptsRoot(t *testing.T) string {
+	work, lock, err := lockScriptsRoot(filepath.Join(os.TempDir(), fmt.Sprintf("fencelab-scripts-%d", os.Getuid())))
+	if err != nil {
+		t.Logf("scripts in a new temporary directory: %v", err)
+		return ""
+	}
+	keep := flag.Lookup("testwork")
+	t.Cleanup(func() {
+		if keep == nil || keep.Value.String() != "true" {
+			if err := removeAll(work); err != nil {
+				t.Logf("scripts' work directories: %v", err)
+			}
+		}
+		lock.Close()
+	})
+	return work
+}
+
+// lockScriptsRoot makes dir, a directory of the user's alone (mode 0700),
+// or takes it if it is one; locks it, and returns its empty subdirectory
+// work and the open lock, which holds while it is open.
+func lockScriptsRoot(dir string) (work string, lock *os.File, err error) {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", nil, err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || fi.Mode().Perm() != 0o700 || !ok || int(st.Uid) != os.Getuid() {
+		return "", nil, fmt.Errorf("%s is not a directory of this user's alone", dir)
+	}
+	lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return "", nil, fmt.Errorf("another run holds %s", dir)
+	}
+	work = filepath.Join(dir, "work")
+	if err := removeAll(work); err != nil {
+		lock.Close()
+		return "", nil, err
+	}
+	if err := os.Mkdir(work, 0o700); err != nil {
+		lock.Close()
+		return "", nil, err
+	}
+	return work, lock, nil
+}
+
+// removeAll removes dir and what it holds, read-only directories (a
+// script's module cache) included.
+func removeAll(dir string) error {
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
 }
 
 func goEnvVars(t *testing.T, names ...string) map[string]string {

@@ -93,15 +93,19 @@ var GoEnvNames = []string{"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS
 
 // Collect gathers the inputs of a run on the package pkg (as go names it)
 // of the module at moduleDir, with the go command's settings goEnv (at
-// least GoEnvNames) and flags that change results.
-func Collect(ctx context.Context, goCmd, moduleDir, pkg string, goEnv, flags map[string]string) (Inputs, error) {
+// least GoEnvNames) and flags that change results. dirs are the
+// directories of the packages of the module that pkg and its tests
+// import, its own included, when the caller knows them; nil asks go list.
+func Collect(ctx context.Context, goCmd, moduleDir, pkg string, dirs []string, goEnv, flags map[string]string) (Inputs, error) {
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	in := Inputs{GoEnv: map[string]string{}, Env: map[string]string{}, Flags: flags, root: moduleDir}
+	in := Inputs{GoEnv: map[string]string{}, Env: map[string]string{}, Flags: flags, root: moduleDir, dirs: dirs}
 	var err error
-	if in.dirs, err = moduleDirs(ctx, goCmd, moduleDir, pkg); err != nil {
-		return in, err
+	if in.dirs == nil {
+		if in.dirs, err = moduleDirs(ctx, goCmd, moduleDir, pkg); err != nil {
+			return in, err
+		}
 	}
 	if in.Files, err = in.hash(); err != nil {
 		return in, err

@@ -2,8 +2,10 @@ package cache
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -50,7 +52,7 @@ func collect(t *testing.T, dir string, flags map[string]string) Inputs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := Collect(t.Context(), "", dir, "./calc", goEnv, flags)
+	in, err := Collect(t.Context(), "", dir, "./calc", nil, goEnv, flags)
 	if err != nil {
 		t.Fatalf("Collect() error = %v", err)
 	}
@@ -185,6 +187,34 @@ func TestKey_ChangesWithEveryInput(t *testing.T) {
 			t.Error("another harness left the key unchanged")
 		}
 	})
+}
+
+// The directories a caller gives are the ones whose files are hashed; none
+// given, go list's are, and they are the same.
+func TestCollect_HashesTheDirectoriesGiven(t *testing.T) {
+	dir := writeModule(t)
+	goEnv, err := gotest.Env(t.Context(), "", GoEnvNames...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := func(dirs []string) []string {
+		in, err := Collect(t.Context(), "", dir, "./calc", dirs, goEnv, flags)
+		if err != nil {
+			t.Fatalf("Collect(%v) error = %v", dirs, err)
+		}
+		return slices.Sorted(maps.Keys(in.Files))
+	}
+	listed := files(nil)
+	want := []string{"calc/calc.go", "calc/calc_test.go", "calc/testdata/deep/x.txt", "calc/testdata/input.txt", "go.mod", "util/util.go"}
+	if !slices.Equal(listed, want) {
+		t.Errorf("Collect() with go list's directories hashed %v, want %v", listed, want)
+	}
+	if given := files([]string{filepath.Join(dir, "calc"), filepath.Join(dir, "util")}); !slices.Equal(given, want) {
+		t.Errorf("Collect() with calc and util given hashed %v, want %v", given, want)
+	}
+	if calc := files([]string{filepath.Join(dir, "calc")}); slices.Contains(calc, "util/util.go") {
+		t.Errorf("Collect() with calc alone given hashed %v: util's too", calc)
+	}
 }
 
 // Rehash sees what changed in the files of the inputs since Collect, and

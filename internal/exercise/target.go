@@ -3,8 +3,10 @@ package exercise
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -22,6 +24,9 @@ type Target struct {
 	// Uses are the packages that the package and its tests import,
 	// directly or not (go list's Deps, TestImports and XTestImports).
 	Uses []string
+	// Deps are the packages that the package imports, directly or not;
+	// TestImports those that its tests import directly.
+	Deps, TestImports []string
 }
 
 // FindTargets asks go list, run in dir, for every package that pattern
@@ -32,7 +37,7 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 		goCmd = "go"
 	}
 	cmd := exec.CommandContext(ctx, goCmd, "list", "-f",
-		"{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{join .Deps \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", pattern)
+		"{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Path}}{{end}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{join .Deps \" \"}}\t{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", pattern)
 	cmd.Dir = dir
 	stderr := &gotest.Lines{Fn: pr.GoLines()}
 	cmd.Stderr = stderr
@@ -53,7 +58,7 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 			continue
 		}
 		f := strings.Split(strings.TrimSuffix(row, "\n"), "\t")
-		if len(f) != 7 {
+		if len(f) != 8 {
 			return nil, fmt.Errorf("go list %s: package is not in a module", pattern)
 		}
 		rel, err := filepath.Rel(f[2], f[1])
@@ -63,9 +68,67 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 		if rel = filepath.ToSlash(rel); rel != "." {
 			rel = "./" + rel
 		}
-		ts = append(ts, &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel, HasTests: f[4] != "0" || f[5] != "0", Uses: strings.Fields(f[6])})
+		deps, tests := strings.Fields(f[6]), strings.Fields(f[7])
+		ts = append(ts, &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel, HasTests: f[4] != "0" || f[5] != "0",
+			Uses: slices.Concat(deps, tests), Deps: deps, TestImports: tests})
 	}
 	return ts, nil
+}
+
+// ModuleDirs returns, sorted, the directories of the package and of the
+// packages of its module that it or its tests import, directly or not, as
+// far as go list's answer for the package alone tells them: it names
+// what the package imports, directly or not, but only what its tests
+// import directly. ok is false when a test imports a package whose own
+// imports may hold more of the module: one of the module that the package
+// does not import, or one outside the standard library (at goroot) that
+// it does not import either. Packages of other modules of a workspace are
+// not told apart from others either: with a workspace, ok is false.
+func (t *Target) ModuleDirs(goroot string, workspace bool) (dirs []string, ok bool) {
+	if workspace {
+		return nil, false
+	}
+	deps := map[string]bool{t.ImportPath: true}
+	for _, path := range t.Deps {
+		deps[path] = true
+	}
+	for _, path := range t.TestImports {
+		if !deps[path] && (t.inModule(path) || !isStandard(goroot, path)) {
+			return nil, false
+		}
+	}
+	dirs = []string{t.Dir}
+	for _, path := range t.Uses {
+		if !t.inModule(path) {
+			continue
+		}
+		// A nested module's package has a path of the module's, and may
+		// be somewhere else: one that is not here is not the module's.
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, t.Module), "/")
+		dir := filepath.Join(t.ModuleDir, filepath.FromSlash(rel))
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	slices.Sort(dirs)
+	return dirs, true
+}
+
+// inModule reports whether the package at path is one of t's module.
+func (t *Target) inModule(path string) bool {
+	return path == t.Module || strings.HasPrefix(path, t.Module+"/")
+}
+
+// isStandard reports whether the package at path is one of the standard
+// library at goroot: its path has no dot in its first element, and it is
+// a directory of goroot/src.
+func isStandard(goroot, path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	if goroot == "" || strings.Contains(first, ".") {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(goroot, "src", filepath.FromSlash(path)))
+	return err == nil && fi.IsDir()
 }
 
 // FindTarget is FindTargets of a pattern that must name exactly one package.

@@ -225,7 +225,10 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 	if !p.isolated {
 		return treeKeys{} // what runs without sandboxes decides is not kept
 	}
-	in, err := cache.Collect(ctx, "", p.Target.ModuleDir, p.tester.Rel, p.goEnv, map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel})
+	// go list's answer for the tester tells the packages whose files are
+	// in the key, unless its tests import more than it does.
+	dirs, _ := p.tester.ModuleDirs(p.goEnv["GOROOT"], p.goEnv["GOWORK"] != "" && p.goEnv["GOWORK"] != "off")
+	in, err := cache.Collect(ctx, "", p.Target.ModuleDir, p.tester.Rel, dirs, p.goEnv, map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel})
 	if err != nil {
 		if ctx.Err() == nil { // an interrupt says so itself
 			cfg.Progress.Printf("not using the cache: %v", err)

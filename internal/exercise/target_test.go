@@ -8,8 +8,103 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/fencelab/fencelab/internal/gotest"
 )
+
+// moduleDirsFixture is a module m whose packages' tests import the
+// standard library only (a), a package of m that their package does not
+// import (e), their package and what it imports (f, external tests), and
+// another module, x, whose imports go list's answer for g does not give.
+const moduleDirsFixture = `
+-- m/go.mod --
+module example.com/m
+
+go 1.24
+
+require example.com/x v0.0.0
+
+replace example.com/x => ../x
+-- m/b/b.go --
+package b
+
+func B() int { return 1 }
+-- m/c/c.go --
+package c
+
+import "example.com/m/b"
+
+func C() int { return b.B() }
+-- m/a/a.go --
+package a
+
+import "example.com/m/b"
+
+func A() int { return b.B() }
+-- m/a/a_test.go --
+package a
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestA(t *testing.T) { _ = strings.ToUpper("") }
+-- m/e/e.go --
+package e
+
+func E() int { return 2 }
+-- m/e/e_test.go --
+package e
+
+import (
+	"testing"
+
+	"example.com/m/c"
+)
+
+func TestE(t *testing.T) { _ = c.C() }
+-- m/f/f.go --
+package f
+
+import "example.com/m/c"
+
+func F() int { return c.C() }
+-- m/f/f_test.go --
+package f_test
+
+import (
+	"testing"
+
+	"example.com/m/b"
+	"example.com/m/f"
+)
+
+func TestF(t *testing.T) { _ = f.F() + b.B() }
+-- m/g/g.go --
+package g
+
+func G() int { return 3 }
+-- m/g/g_test.go --
+package g
+
+import (
+	"testing"
+
+	"example.com/x"
+)
+
+func TestG(t *testing.T) { _ = x.X() }
+-- x/go.mod --
+module example.com/x
+
+go 1.24
+-- x/x.go --
+package x
+
+func X() int { return 4 }
+`
 
 // TestTarget_ModuleDirsAreGoListsOrNothing: when go list's answer for a
 // package tells the packages of its module that it and its tests import,
@@ -18,34 +113,12 @@ import (
 // does not), ModuleDirs says so.
 func TestTarget_ModuleDirsAreGoListsOrNothing(t *testing.T) {
 	root := t.TempDir()
-	files := map[string]string{
-		"m/go.mod": "module example.com/m\n\ngo 1.24\n\nrequire example.com/x v0.0.0\n\nreplace example.com/x => ../x\n",
-		"m/b/b.go": "package b\n\nfunc B() int { return 1 }\n",
-		"m/c/c.go": "package c\n\nimport \"example.com/m/b\"\n\nfunc C() int { return b.B() }\n",
-		// Its tests import the standard library only.
-		"m/a/a.go":      "package a\n\nimport \"example.com/m/b\"\n\nfunc A() int { return b.B() }\n",
-		"m/a/a_test.go": "package a\n\nimport (\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestA(t *testing.T) { _ = strings.ToUpper(\"\") }\n",
-		// Its tests import a package of the module it does not import.
-		"m/e/e.go":      "package e\n\nfunc E() int { return 2 }\n",
-		"m/e/e_test.go": "package e\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/c\"\n)\n\nfunc TestE(t *testing.T) { _ = c.C() }\n",
-		// Its external tests import it, and what it imports.
-		"m/f/f.go":      "package f\n\nimport \"example.com/m/c\"\n\nfunc F() int { return c.C() }\n",
-		"m/f/f_test.go": "package f_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/b\"\n\t\"example.com/m/f\"\n)\n\nfunc TestF(t *testing.T) { _ = f.F() + b.B() }\n",
-		// Its tests import another module, whose imports go list did not
-		// say.
-		"m/g/g.go":      "package g\n\nfunc G() int { return 3 }\n",
-		"m/g/g_test.go": "package g\n\nimport (\n\t\"testing\"\n\n\t\"example.com/x\"\n)\n\nfunc TestG(t *testing.T) { _ = x.X() }\n",
-		"x/go.mod":      "module example.com/x\n\ngo 1.24\n",
-		"x/x.go":        "package x\n\nfunc X() int { return 4 }\n",
+	fsys, err := txtar.FS(txtar.Parse([]byte(moduleDirsFixture)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for name, content := range files {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.CopyFS(root, fsys); err != nil {
+		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "m")
 	env, err := gotest.Env(t.Context(), "", "GOROOT")

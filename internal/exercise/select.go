@@ -27,7 +27,7 @@ type Selection struct {
 	Dir      string
 	Files    []string // mutants files; none: the module's catalog
 	Pkg      string   // the package to mutate, as go names it here; with Generate, a pattern such as ./...
-	Only     []string // ids; in a run of a pattern, qualified by package ("lease:store-claim-boundary-1")
+	Only     []string // ids; in a run of a pattern, qualified by package ("lease:store-renew-negation-1")
 	Generate bool     // generate the mutants from the code instead of reading files
 	Diff     string   // a git ref: only mutants on lines changed since it
 	Shard    string   // "k/n": only the k-th of n slices of the mutants
@@ -476,7 +476,7 @@ func (p *Plan) Keep(keep func(*mutation.Mutant) bool) *Plan {
 }
 
 // qualifierOf returns the package directory that every id of ids is
-// qualified by ("lease" for lease:store-claim-boundary-1), or "" when they
+// qualified by ("lease" for lease:store-renew-negation-1), or "" when they
 // do not all name the same one.
 func qualifierOf(ids []string) string {
 	q := ""

@@ -306,7 +306,8 @@ func TestWithheldCatalog_KeepsTheRules(t *testing.T) {
 
 // The tests hand-out of lease holds no mutant of its exercise: no line
 // that any mutant of mutants/ (the chaffs, the wheats, the experiments)
-// writes into package lease is anywhere in it.
+// writes into package lease is anywhere in it, nor any mutant's id or
+// title (a name can tell the fault).
 func TestWrite_TheLeaseTestsHandOutHoldsNoMutant(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
@@ -352,6 +353,11 @@ func TestWrite_TheLeaseTestsHandOutHoldsNoMutant(t *testing.T) {
 			for _, line := range written(a) {
 				if slices.ContainsFunc(hand, func(h string) bool { return strings.Contains(h, line) }) {
 					t.Errorf("the hand-out holds %q, which mutant %s (%s) writes", line, m.ID, filepath.Base(file))
+				}
+			}
+			for _, name := range []string{m.ID, m.Title} {
+				if i := slices.IndexFunc(hand, func(h string) bool { return strings.Contains(h, name) }); name != "" && i >= 0 {
+					t.Errorf("the hand-out names mutant %s (%s): %q", m.ID, filepath.Base(file), hand[i])
 				}
 			}
 			checked++

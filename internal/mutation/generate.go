@@ -94,7 +94,7 @@ const IgnoreDirective = "//mutate:ignore"
 // ordinary mutant of a kind (its fragment, the occurrence of it that is
 // meant), so it applies, switches and type-checks like a catalog's; its id
 // is its target, its operator and its ordinal among that operator's
-// mutants of that target ("store-claim-boundary-2"), so it stays the same
+// mutants of that target ("store-renew-negation-2"), so it stays the same
 // while the target does, whatever changes around it. Generated files
 // ("Code generated ... DO NOT EDIT.") are skipped, and so are the lines and
 // functions that IgnoreDirective marks.

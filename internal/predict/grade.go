@@ -161,8 +161,9 @@ func cellWord(s *Score, id string) string {
 	return "not answered"
 }
 
-// name is how a graded mutant is named: "step 4: claim-boundary (the
-// expiry comparison in Claim is inclusive)".
+// name is how a graded mutant is named: its id, after its step and before
+// its title when it has them, as in "step 2: take-zero (Take accepts zero
+// items)".
 func (o *Outcome) name() string {
 	name := o.Mutant
 	if o.Step > 0 {

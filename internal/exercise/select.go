@@ -216,7 +216,7 @@ func (p *Plan) generatePattern(ctx context.Context, sel Selection) error {
 		var testers []*Target
 		if !t.HasTests {
 			for _, other := range ts {
-				if other.HasTests && slices.Contains(other.Uses, t.ImportPath) {
+				if other.HasTests && slices.Contains(other.Uses(), t.ImportPath) {
 					testers = append(testers, other)
 				}
 			}

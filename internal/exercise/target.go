@@ -21,13 +21,15 @@ type Target struct {
 	Dir        string // package directory, absolute
 	Rel        string // package directory relative to the module root, "./stock"
 	HasTests   bool   // it has test files
-	// Uses are the packages that the package and its tests import,
-	// directly or not (go list's Deps, TestImports and XTestImports).
-	Uses []string
 	// Deps are the packages that the package imports, directly or not;
-	// TestImports those that its tests import directly.
+	// TestImports those that its tests import directly (go list's
+	// TestImports and XTestImports).
 	Deps, TestImports []string
 }
+
+// Uses returns the packages that the package and its tests import:
+// Deps, then TestImports.
+func (t *Target) Uses() []string { return slices.Concat(t.Deps, t.TestImports) }
 
 // FindTargets asks go list, run in dir, for every package that pattern
 // names (a pattern such as ./... names many), in go list's order.
@@ -68,9 +70,8 @@ func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.R
 		if rel = filepath.ToSlash(rel); rel != "." {
 			rel = "./" + rel
 		}
-		deps, tests := strings.Fields(f[6]), strings.Fields(f[7])
 		ts = append(ts, &Target{ImportPath: f[0], Dir: f[1], ModuleDir: f[2], Module: f[3], Rel: rel, HasTests: f[4] != "0" || f[5] != "0",
-			Uses: slices.Concat(deps, tests), Deps: deps, TestImports: tests})
+			Deps: strings.Fields(f[6]), TestImports: strings.Fields(f[7])})
 	}
 	return ts, nil
 }
@@ -97,21 +98,31 @@ func (t *Target) ModuleDirs(goroot string, workspace bool) (dirs []string, ok bo
 			return nil, false
 		}
 	}
-	dirs = []string{t.Dir}
-	for _, path := range t.Uses {
-		if !t.inModule(path) {
-			continue
-		}
-		// A nested module's package has a path of the module's, and may
-		// be somewhere else: one that is not here is not the module's.
-		rel := strings.TrimPrefix(strings.TrimPrefix(path, t.Module), "/")
-		dir := filepath.Join(t.ModuleDir, filepath.FromSlash(rel))
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
-	}
+	dirs = append([]string{t.Dir}, t.PackageDirs(t.Uses())...)
 	slices.Sort(dirs)
 	return dirs, true
+}
+
+// PackageDirs returns the directories of those of paths that are packages
+// of t's module other than t (its root's included), each once, in the
+// order of paths. A path under the module's whose directory is not here,
+// or is a nested module's (it has a go.mod), is another module's.
+func (t *Target) PackageDirs(paths []string) []string {
+	var dirs []string
+	for _, path := range paths {
+		if !t.inModule(path) || path == t.ImportPath {
+			continue
+		}
+		dir := filepath.Join(t.ModuleDir, filepath.FromSlash(strings.TrimPrefix(path, t.Module)))
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || slices.Contains(dirs, dir) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && dir != t.ModuleDir {
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs
 }
 
 // inModule reports whether the package at path is one of t's module.

@@ -14,9 +14,10 @@ import (
 )
 
 // moduleDirsFixture is a module m whose packages' tests import the
-// standard library only (a), a package of m that their package does not
-// import (e), their package and what it imports (f, external tests), and
-// another module, x, whose imports go list's answer for g does not give.
+// standard library only (a, and h, which imports m's root package), a
+// package of m that their package does not import (e), their package and
+// what it imports (f, external tests), and another module, x, whose
+// imports go list's answer for g does not give.
 const moduleDirsFixture = `
 -- m/go.mod --
 module example.com/m
@@ -26,6 +27,22 @@ go 1.24
 require example.com/x v0.0.0
 
 replace example.com/x => ../x
+-- m/m.go --
+package m
+
+func M() int { return 0 }
+-- m/h/h.go --
+package h
+
+import "example.com/m"
+
+func H() int { return m.M() }
+-- m/h/h_test.go --
+package h
+
+import "testing"
+
+func TestH(t *testing.T) { _ = H() }
 -- m/b/b.go --
 package b
 
@@ -129,7 +146,7 @@ func TestTarget_ModuleDirsAreGoListsOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOK := map[string]bool{"./a": true, "./b": true, "./c": true, "./e": false, "./f": true, "./g": false}
+	wantOK := map[string]bool{".": true, "./a": true, "./b": true, "./c": true, "./e": false, "./f": true, "./g": false, "./h": true}
 	for _, target := range targets {
 		dirs, ok := target.ModuleDirs(env["GOROOT"], false)
 		if ok != wantOK[target.Rel] {

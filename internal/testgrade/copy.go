@@ -27,14 +27,12 @@ func copyModule(t *exercise.Target, dst string) error {
 			return err
 		}
 	}
+	// The module's root package is left out: its directory holds the
+	// grader's documents (as before, a package that imports it does not
+	// build in the copy).
 	dirs := []string{t.Dir}
-	for _, path := range t.Uses {
-		rel, ok := strings.CutPrefix(path, t.Module+"/")
-		if !ok || path == t.ImportPath {
-			continue
-		}
-		dir := filepath.Join(t.ModuleDir, filepath.FromSlash(rel))
-		if isDir(dir) && !isFile(filepath.Join(dir, "go.mod")) {
+	for _, dir := range t.PackageDirs(t.Uses()) {
+		if dir != t.ModuleDir {
 			dirs = append(dirs, dir)
 		}
 	}
@@ -67,9 +65,4 @@ func copyPackage(src, dst string) error {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
-}
-
-func isFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -87,7 +87,7 @@ func (f *fake) engine() Engine {
 				return nil, err
 			}
 			u := &exercise.Unit{Source: src, Target: &exercise.Target{ImportPath: "example.com/shelf", Module: "example.com/shelf",
-				ModuleDir: sel.Dir, Dir: filepath.Join(sel.Dir, "shelf"), Rel: "./shelf", Uses: []string{"example.com/shelf/internal/size", "fmt"}}}
+				ModuleDir: sel.Dir, Dir: filepath.Join(sel.Dir, "shelf"), Rel: "./shelf", Deps: []string{"example.com/shelf/internal/size", "fmt"}}}
 			if !f.withheld {
 				for _, m := range chaffsAndWheat {
 					u.Applied = append(u.Applied, &mutation.Applied{Mutant: m})
@@ -540,7 +540,7 @@ func TestCopyModule_ThePackageAndWhatItImports(t *testing.T) {
 	root := shelfModule(t)
 	dst := t.TempDir()
 	target := &exercise.Target{ImportPath: "example.com/shelf", Module: "example.com/shelf", ModuleDir: root, Dir: filepath.Join(root, "shelf"),
-		Uses: []string{"example.com/shelf/internal/size", "fmt", "example.com/shelf"}}
+		Deps: []string{"example.com/shelf/internal/size", "fmt"}, TestImports: []string{"example.com/shelf"}}
 	if err := copyModule(target, dst); err != nil {
 		t.Fatal(err)
 	}

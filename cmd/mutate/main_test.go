@@ -68,11 +68,11 @@ func TestScripts(t *testing.T) {
 		// installs one: there, its absence is an error, not a skip.
 		Condition: func(cond string) (bool, error) {
 			if cond == "namespaces" {
-				ok, why := sandbox.Available()
-				if !ok && os.Getenv("CI") == "true" {
-					return false, fmt.Errorf("CI=true and no namespaces for the sandboxes: %s", why)
+				err := sandbox.Check(sandbox.Namespaces)
+				if err != nil && os.Getenv("CI") == "true" {
+					return false, fmt.Errorf("CI=true and no namespaces for the sandboxes: %v", err)
 				}
-				return ok, nil
+				return err == nil, nil
 			}
 			if cond == "unshare" {
 				// unshare makes a user namespace here (as root, or where

@@ -579,7 +579,7 @@ func TestExec_CPULimitLeavesABinaryThatWaits(t *testing.T) {
 // skips the test where there is none.
 func fixtureSandbox(t *testing.T, e Exec) *sandbox.Spec {
 	t.Helper()
-	sandbox.Need(t)
+	sandbox.Need(t, sandbox.Namespaces)
 	spec := sandbox.Default(t.TempDir())
 	spec.ReadOnly = []string{filepath.Dir(e.Binary), e.Dir}
 	return &spec
@@ -622,7 +622,7 @@ func TestBuild_MissingPackageIsNotABuildError(t *testing.T) {
 // of mutate's has them (a layer for each, made for each run).
 func BenchmarkExec_StartToFirstTest(b *testing.B) {
 	direct := median(b, "Direct", nil)
-	sandbox.Need(b)
+	sandbox.Need(b, sandbox.Namespaces)
 	spec := sandbox.Default(b.TempDir())
 	isolated := median(b, "Isolated", &spec)
 	if direct > 0 && isolated > 0 {

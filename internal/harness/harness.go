@@ -398,7 +398,12 @@ func (bs *binaries) changed(reread bool) []string {
 
 // sandboxAvailable says whether test binaries can run in sandboxes here;
 // a variable for tests.
-var sandboxAvailable = sandbox.Available
+var sandboxAvailable = func() (bool, string) {
+	if err := sandbox.Check(sandbox.Namespaces); err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
 
 // resolveIsolation decides, once for a run, whether its test binaries run
 // in sandboxes: they do unless opt.NoSandbox says otherwise. Where there

@@ -69,7 +69,7 @@ func TestRun_RefusesWithoutSandboxesUnlessTold(t *testing.T) {
 // baseline a quarter of the machine's memory (at least MemoryFloor), after
 // it ten times the baseline's peak (at least MemoryFloor).
 func TestRun_EachTestBinaryInASandboxOfItsOwn(t *testing.T) {
-	sandbox.Need(t)
+	sandbox.Need(t, sandbox.Namespaces)
 	for _, network := range []bool{false, true} {
 		r := cannedRunner()
 		r.peak = 300 << 20

@@ -93,7 +93,7 @@ func TestRun_AMutantComputingPastItsWallLimitMeetsItsOwnLimits(t *testing.T) {
 // pass with it; when they pass on their own without it, the suite is
 // flaky, and the message says what each run showed.
 func TestBaseline_NamesTheNetworkOnlyOnEvidence(t *testing.T) {
-	sandbox.Need(t)
+	sandbox.Need(t, sandbox.Namespaces)
 	for _, tc := range []struct {
 		name         string
 		aloneFails   int // how many runs of TestMax alone fail, first

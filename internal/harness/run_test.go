@@ -449,7 +449,7 @@ var runDirPath = regexp.MustCompile(`/runs/[0-9]+/mod$`)
 // settings; the directories to hide are covered. The verdicts come from
 // the code alone.
 func TestRun_BlindNamesNoMutant(t *testing.T) {
-	sandbox.Need(t)
+	sandbox.Need(t, sandbox.Namespaces)
 	t.Setenv("GRADER_TOKEN", "s3cret")
 	ms := []*mutation.Mutant{
 		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
@@ -521,7 +521,7 @@ func TestRun_BlindNamesNoMutant(t *testing.T) {
 // says so; those that do not are left out of the report, and nothing of
 // them is built.
 func TestRun_FirstStageDecidesWhetherTheOthersRun(t *testing.T) {
-	sandbox.Need(t)
+	sandbox.Need(t, sandbox.Namespaces)
 	ms := []*mutation.Mutant{
 		{ID: "doubled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 3"},
 		{ID: "tripled", Target: "Double", Kind: mutation.Expr, Find: "x * 2", Replace: "x * 4"},

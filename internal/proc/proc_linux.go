@@ -221,3 +221,33 @@ func Link(pid int, name string) string {
 	}
 	return strings.TrimSuffix(target, " (deleted)")
 }
+
+// TasksOf returns how many tasks (threads) the processes of the real user
+// uid have, as the kernel counts them against RLIMIT_NPROC: of those this
+// process can see.
+func TasksOf(uid int) int {
+	n := 0
+	want := strconv.Itoa(uid)
+	for _, pid := range PIDs() {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if err != nil {
+			continue // gone
+		}
+		var real, threads string
+		for line := range strings.Lines(string(data)) {
+			if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+				if f := strings.Fields(v); len(f) > 0 {
+					real = f[0]
+				}
+			}
+			if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+				threads = strings.TrimSpace(v)
+			}
+		}
+		if real == want {
+			t, _ := strconv.Atoi(threads)
+			n += max(t, 1)
+		}
+	}
+	return n
+}

@@ -326,7 +326,7 @@ func (r *rootFS) newDev() error {
 // (a checkout to hide, which no system directory holds) needs none.
 func (r *rootFS) coverPrivates() error {
 	r.ps = &privates{size: cmp.Or(max(r.spec.PrivateSize, 0), DefaultPrivateSize)}
-	for _, dir := range r.spec.Private {
+	for _, dir := range slices.Concat(r.spec.Private, r.spec.Own) {
 		if slices.ContainsFunc(r.dirs, func(c clone) bool { return within(dir, c.at) }) {
 			r.inner = append(r.inner, dir)
 			continue
@@ -364,7 +364,7 @@ func (r *rootFS) seedCopies() error {
 			return fmt.Errorf("copy %s: %w", dir, err)
 		}
 		if r.root {
-			if err := give(sub, nil); err != nil {
+			if err := give(sub, nil, Nobody, Nobody); err != nil {
 				return err
 			}
 		}
@@ -512,7 +512,7 @@ func (r *rootFS) giveWritable() error {
 		return nil
 	}
 	for _, dir := range slices.Concat(r.spec.Writable, r.spec.Files, r.inner) {
-		if err := give(dir, r.spec.ReadOnly); err != nil {
+		if err := give(dir, r.spec.ReadOnly, Nobody, Nobody); err != nil {
 			return fmt.Errorf("give %s to the sandbox's user: %w", dir, err)
 		}
 	}

@@ -1,6 +1,9 @@
-// Package sandbox runs a program in namespaces of its own, on Linux, as a
-// judge system runs untrusted code: the program gets no privilege on the
-// host, sees only what it needs, and leaves nothing behind.
+// Package sandbox runs a program in a sandbox, on Linux, as a judge
+// system runs untrusted code: the program gets no privilege on the host,
+// reaches only what it needs, and leaves nothing behind. A sandbox is of
+// one of two tiers, the strongest that the system allows (see Check).
+//
+// Namespaces, the tier of a host that lets a process make them:
 //
 //   - User: the program runs as an ordinary user (UID, GID) with no
 //     capability and no_new_privs set. On the host it is the user who
@@ -18,20 +21,29 @@
 //     nothing outside.
 //   - IPC and UTS: System V IPC objects and the host name are the run's.
 //
-// The mounts are set up by an init: the calling program itself, started
-// again in the new namespaces, where Init, which its main function (and the
-// TestMain of a test that runs sandboxes) calls first, takes over. It
-// starts the program in a user namespace of its own, so that the program
-// has no power over the mounts, waits for it, reports how it ended on a
-// pipe the program cannot reach, and exits; the kernel then kills whatever
-// else is left in the namespace. The init ignores every signal the program
-// can send it.
+// Landlock, the tier of a host that refuses namespaces (a Docker
+// container, Ubuntu 24.04's unprivileged user namespaces), which needs
+// neither a namespace nor a privilege: the Landlock security module keeps
+// the program to the files of its Spec, and to no TCP port; a seccomp
+// filter refuses it every socket but a unix one (and that too where
+// Landlock cannot tell the host's unix sockets from the run's), System V
+// IPC and new namespaces; Landlock's scopes keep its signals and abstract
+// unix sockets within the run; and the limits of a process bound its
+// files, descriptors and, under a user of the run's own (when the host's
+// root starts it), its tasks. LandlockGaps names the walls a kernel's
+// Landlock lacks.
 //
-// Where namespaces are not available (another system, a container that
-// forbids them), Available says why.
+// Both tiers refuse the system calls that container runtimes refuse (see
+// refused), and in both a sandbox's init, the calling program itself
+// started again, where Init (which its main function, and the TestMain of
+// a test that runs sandboxes, calls first) takes over, starts the program,
+// waits for it, ends everything it started, reports how it ended on a
+// pipe the program cannot reach, and exits. The init ignores every signal
+// the program can send it.
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,16 +52,51 @@ import (
 	"strings"
 )
 
+// Tier is a kind of sandbox: what walls it is built of.
+type Tier string
+
+// The tiers, strongest first.
+const (
+	// Namespaces builds a sandbox of the kernel's namespaces, with an
+	// empty root.
+	Namespaces Tier = "namespaces"
+	// Landlock builds one of the Landlock security module's rules, seccomp
+	// and the limits of a process, with no namespace.
+	Landlock Tier = "landlock"
+)
+
+// Tiers are the tiers, strongest first: what a choice tries in turn.
+var Tiers = []Tier{Namespaces, Landlock}
+
+// ParseTier returns the tier named s.
+func ParseTier(s string) (Tier, error) {
+	for _, t := range Tiers {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("unknown sandbox %q: want namespaces or landlock", s)
+}
+
 // Spec says what a run may see and touch.
 type Spec struct {
+	// Tier is the sandbox's tier; "" is Namespaces.
+	Tier Tier `json:"tier,omitempty"`
 	// Writable are the host's directories the run writes, and that stay
 	// as they are. Everything else is read-only. What they hold is not
-	// bounded by PrivateSize: a harness gives a run Copies and Files.
+	// bounded by PrivateSize: a harness gives a run Own, Copies and Files.
 	Writable []string `json:"writable"`
+	// Own are directories of the run's own, made empty for it and removed
+	// after it by the caller, which the run writes: its HOME and TMPDIR.
+	// With namespaces each is a private file system (as Private); with
+	// Landlock the run writes the directory itself.
+	Own []string `json:"own,omitempty"`
 	// Copies are directories that the run reads and writes as a copy of
-	// its own: what the host holds there, copied into its private file
-	// system (so its writes count against PrivateSize), gone when the run
-	// ends. A test's copy of its package.
+	// its own. With namespaces, what the host holds there is copied into
+	// its private file system (so its writes count against PrivateSize),
+	// gone when the run ends: a test's copy of its package. With Landlock,
+	// which has no private file system, the run writes the directory
+	// itself: the caller makes it a copy of the run's own.
 	Copies []string `json:"copies,omitempty"`
 	// Files are the host's files the run writes, each at most PrivateSize
 	// bytes (RLIMIT_FSIZE), and that stay: what the testing package writes
@@ -59,21 +106,32 @@ type Spec struct {
 	// private one, and cannot write, even if they are within a writable
 	// one: the directory of the test binary.
 	ReadOnly []string `json:"read_only,omitempty"`
-	// Private are directories that get an empty file system of their
-	// own, gone when the run ends: /tmp and /dev/shm.
+	// Private are directories of the host that the run must not see. With
+	// namespaces each gets an empty file system of its own, gone when the
+	// run ends (/tmp and /dev/shm, the grader's checkout); with Landlock
+	// the run can neither read nor write them, and none may lie within a
+	// directory it reads or writes.
 	Private []string `json:"private"`
-	// Overlay are directories the run reads as they are and may write,
-	// its writes kept in a layer of its own (under the first of Private)
-	// and gone when the run ends: the go command's caches, for a test that
-	// runs go. Where the system refuses the layer, they stay read-only.
+	// Overlay are directories the run reads as they are. With namespaces
+	// it may write them too, its writes kept in a layer of its own (under
+	// the first of Private) and gone when the run ends: the go command's
+	// caches, for a test that runs go. Where the system refuses the layer,
+	// and with Landlock, they are read-only.
 	Overlay []string `json:"overlay,omitempty"`
-	// HostNetwork shares the host's network with the run; without it the
-	// run has a network of its own, with only a loopback interface.
+	// HostNetwork shares the host's network with the run. Without it, with
+	// namespaces, the run has a network of its own, with only a loopback
+	// interface; with Landlock, it has no network at all.
 	HostNetwork bool `json:"host_network,omitempty"`
-	// PrivateSize caps the size of each private file system, in bytes;
-	// 0 is DefaultPrivateSize.
+	// PrivateSize caps the size of each private file system, and of each
+	// file the run writes, in bytes; 0 is DefaultPrivateSize.
 	PrivateSize int64 `json:"private_size,omitempty"`
 }
+
+// tier returns the spec's tier.
+func (s Spec) tier() Tier { return cmp.Or(s.Tier, Namespaces) }
+
+// size returns the spec's private size.
+func (s Spec) size() int64 { return cmp.Or(max(s.PrivateSize, 0), DefaultPrivateSize) }
 
 // DefaultPrivateSize caps the size of a private directory, such as /tmp,
 // when Spec.PrivateSize does not.

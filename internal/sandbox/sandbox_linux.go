@@ -1,42 +1,51 @@
 package sandbox
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/fencelab/fencelab/internal/proc"
 )
 
 // Cmd is a program to run in a sandbox: exec.Cmd starts its init, whose
 // stdin, stdout and stderr the program gets. Set those, start it with
 // Start (or exec.Cmd's, then call Started), wait for it, and ask Status how
-// the program ended.
+// the program ended. Stop ends the program early.
 type Cmd struct {
 	*exec.Cmd
 	status *os.File // the read end of the status pipe
 	write  *os.File // its write end, which the init gets as fd 3
+	// stop is the write end of the stop pipe, whose read end the init
+	// gets as fd 4 (Landlock's init only): closing it ends the run.
+	stop, stopRead *os.File
 }
 
 // Command returns the command that runs path with args (without argv[0])
 // in dir with env, in a sandbox of spec.
 //
-// Started by root, the init runs as root in new mount, PID, network, IPC
-// and UTS namespaces, and the program as nobody; started by another user,
-// the init runs in a user namespace of its own too, as that user.
+// With namespaces, started by root, the init runs as root in new mount,
+// PID, network, IPC and UTS namespaces, and the program as nobody; started
+// by another user, the init runs in a user namespace of its own too, as
+// that user. With Landlock the init runs as the user who started it, in
+// no namespace, and the program as a user of the run's own (see ownUser)
+// or that user.
 func Command(spec Spec, dir string, env []string, path string, args ...string) (*Cmd, error) {
+	if _, err := ParseTier(string(spec.tier())); err != nil {
+		return nil, err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -55,6 +64,19 @@ func Command(spec Spec, dir string, env []string, path string, args ...string) (
 	cmd := exec.Command(self, "-test.run=^$")
 	cmd.Env = append(env[:len(env):len(env)], initEnv+"="+string(data))
 	cmd.ExtraFiles = []*os.File{w}
+	c := &Cmd{Cmd: cmd, status: r, write: w}
+	if spec.tier() == Landlock {
+		// No parent-death signal: when mutate dies, the stop pipe closes,
+		// and the init ends everything of the run before it exits.
+		if c.stopRead, c.stop, err = os.Pipe(); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, c.stopRead)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return c, nil
+	}
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
 		Setpgid:    true,
@@ -69,20 +91,35 @@ func Command(spec Spec, dir string, env []string, path string, args ...string) (
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
 	}
 	cmd.SysProcAttr = attr
-	return &Cmd{Cmd: cmd, status: r, write: w}, nil
+	return c, nil
 }
 
 // Start starts the init.
 func (c *Cmd) Start() error {
 	err := c.Cmd.Start()
 	c.Started()
+	if err != nil && c.stop != nil {
+		c.stop.Close()
+	}
 	return err
 }
 
-// Started lets go of this process's end of the status pipe, once the init
-// has started (or failed to).
+// Started lets go of this process's ends of the init's pipes, once the
+// init has started (or failed to).
 func (c *Cmd) Started() {
 	c.write.Close()
+	if c.stopRead != nil {
+		c.stopRead.Close()
+	}
+}
+
+// Stop asks the init to end the program and everything it started, and
+// to report. With namespaces it does nothing: killing the init's process
+// group ends its PID namespace, and everything in it.
+func (c *Cmd) Stop() {
+	if c.stop != nil {
+		c.stop.Close()
+	}
 }
 
 // Status returns how the program ended, once the init has exited; an
@@ -90,6 +127,9 @@ func (c *Cmd) Started() {
 // ErrInitEnded if it was killed before the program ended.
 func (c *Cmd) Status() (Status, error) {
 	defer c.status.Close()
+	if c.stop != nil {
+		c.stop.Close()
+	}
 	data, err := io.ReadAll(c.status)
 	if err != nil {
 		return Status{}, err
@@ -111,13 +151,11 @@ func runInit(req request) int {
 	// The status pipe, fd 3, moves to a descriptor that the program does
 	// not inherit: what it writes there cannot be taken for the init's
 	// report.
-	fd, err := unix.FcntlInt(3, unix.F_DUPFD_CLOEXEC, 3)
+	status, err := keep(3, "status")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: the status pipe: %v\n", err)
 		return initFailed
 	}
-	unix.Close(3)
-	status := os.NewFile(uintptr(fd), "status")
 	fail := func(err error) int {
 		fmt.Fprintf(status, "error %v\n", err)
 		return initFailed
@@ -131,24 +169,28 @@ func runInit(req request) int {
 		for range signals {
 		}
 	}()
-	if err := bound(req.Spec); err != nil {
+	if req.Spec.tier() == Landlock {
+		stop, err := keep(4, "stop")
+		if err != nil {
+			return fail(fmt.Errorf("the stop pipe: %w", err))
+		}
+		st, err := runLandlock(req, stop)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(status, st)
+		return 0
+	}
+	if err := bound(req.Spec, MaxTasks); err != nil {
+		return fail(err)
+	}
+	if err := boundIPC(req.Spec); err != nil {
 		return fail(err)
 	}
 	if err := setUp(req.Spec, req.Root); err != nil {
 		return fail(err)
 	}
-	path, args := req.Path, req.Args
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, initEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	if path == "" {
-		// A probe: the init's own program, which exits at once.
-		path, args, env = "/proc/self/exe", []string{"probe"}, append(env, probeEnv+"=1")
-	}
-	child := &exec.Cmd{Path: path, Args: args, Dir: req.Dir, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	child := programCmd(req)
 	child.SysProcAttr = programAttr(req.Root)
 	// The program's session keyring is a new, empty one: not the
 	// session's of the user who started the sandbox. (Where the kernel
@@ -163,41 +205,100 @@ func runInit(req request) int {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("no_new_privs: %w", err))
 	}
-	if err := filterCalls(); err != nil {
+	if err := filterCalls(req.Spec, seccomp.FilterFlagTSync); err != nil {
 		return fail(err)
 	}
 	if err := child.Start(); err != nil {
 		return fail(err)
 	}
+	reapOrphans(child.Process.Pid)
 	child.Wait()
-	st := Status{Code: child.ProcessState.ExitCode()}
-	if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		st = Status{Code: -1, Signal: ws.Signal().String()}
-	}
-	fmt.Fprintln(status, st)
+	fmt.Fprintln(status, statusOf(child.ProcessState))
 	return 0
+}
+
+// keep moves the descriptor fd, inherited, to one that closes on exec, and
+// returns it as a file called name.
+func keep(fd int, name string) (*os.File, error) {
+	moved, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, err
+	}
+	unix.Close(fd)
+	return os.NewFile(uintptr(moved), name), nil
+}
+
+// programCmd returns the command of the program that req runs: for a
+// probe, the init's own program, which exits at once.
+func programCmd(req request) *exec.Cmd {
+	path, args := req.Path, req.Args
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, initEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if path == "" {
+		path, args, env = "/proc/self/exe", []string{"probe"}, append(env, probeEnv+"=1")
+	}
+	return &exec.Cmd{Path: path, Args: args, Dir: req.Dir, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// statusOf returns how the process of ps ended.
+func statusOf(ps *os.ProcessState) Status {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Status{Code: -1, Signal: ws.Signal().String()}
+	}
+	return Status{Code: ps.ExitCode()}
 }
 
 // MaxTasks bounds the processes and threads that a sandbox's program may
 // have at once, itself and all it starts: a test binary has tens.
 const MaxTasks = 2048
 
-// bound sets the bounds that the sandbox's namespaces keep: the tasks its
-// program may have (RLIMIT_NPROC, which the kernel counts per user
-// namespace, and the program has one of its own); the size of a file it
-// writes (RLIMIT_FSIZE, the sandbox's private size); and System V shared
-// memory and message queues, whose objects, mapped or not, may hold at
-// most the sandbox's private size (IPC's sysctls are the IPC namespace's).
-func bound(spec Spec) error {
-	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: MaxTasks, Max: MaxTasks}); err != nil {
-		return fmt.Errorf("bound the tasks: %w", err)
+// MaxFiles bounds the descriptors that each process of a sandbox may hold
+// open: a test binary holds tens, a suite of many database connections
+// hundreds.
+const MaxFiles = 1 << 16
+
+// bound sets the limits of a process that both tiers keep, on the init
+// and so on every process it starts: its tasks (RLIMIT_NPROC, which the
+// kernel counts per user; the caller says how many); the size of a file
+// it writes (RLIMIT_FSIZE, the sandbox's private size: a write past it
+// fails with EFBIG, and Go ignores SIGXFSZ); its open descriptors
+// (RLIMIT_NOFILE); and core dumps, none (RLIMIT_CORE of 1: no core file
+// is smaller than a page, and the kernel takes a limit of 1 to mean no
+// dump when core_pattern pipes cores to a program, as Ubuntu's apport
+// does; see do_coredump in the kernel's fs/coredump.c).
+func bound(spec Spec, tasks uint64) error {
+	size := uint64(spec.size())
+	for _, l := range []struct {
+		what     string
+		resource int
+		value    uint64
+	}{
+		{"the tasks", unix.RLIMIT_NPROC, tasks},
+		{"the files", unix.RLIMIT_FSIZE, size},
+		{"the descriptors", unix.RLIMIT_NOFILE, MaxFiles},
+		{"core dumps", unix.RLIMIT_CORE, 1},
+	} {
+		lim := unix.Rlimit{Cur: l.value, Max: l.value}
+		var old unix.Rlimit
+		if unix.Getrlimit(l.resource, &old) == nil && old.Max < l.value {
+			lim = unix.Rlimit{Cur: old.Max, Max: old.Max} // lower already
+		}
+		if err := unix.Setrlimit(l.resource, &lim); err != nil {
+			return fmt.Errorf("bound %s: %w", l.what, err)
+		}
 	}
-	size := cmp.Or(max(spec.PrivateSize, 0), DefaultPrivateSize)
-	// A file the run writes on the host (spec.Files) holds at most what
-	// its private file system does.
-	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: uint64(size), Max: uint64(size)}); err != nil {
-		return fmt.Errorf("bound the files: %w", err)
-	}
+	return nil
+}
+
+// boundIPC bounds System V shared memory and message queues, with
+// namespaces: their objects, mapped or not, may hold at most the
+// sandbox's private size (IPC's sysctls are the IPC namespace's).
+func boundIPC(spec Spec) error {
+	size := spec.size()
 	page := int64(os.Getpagesize())
 	for name, value := range map[string]int64{"shmmax": size, "shmall": size / page, "shmmni": 64, "msgmni": 64} {
 		path := "/proc/sys/kernel/" + name
@@ -261,20 +362,6 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// give makes nobody the owner of everything under dir but what is within
-// keep.
-func give(dir string, keep []string) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && slices.Contains(keep, path) {
-			return filepath.SkipDir
-		}
-		return os.Lchown(path, Nobody, Nobody)
-	})
-}
-
 // loopbackUp brings the network namespace's loopback interface up.
 func loopbackUp() error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
@@ -293,20 +380,38 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// Available reports whether programs can run in sandboxes here, and if
-// not, why. It tries once, in a process's life: a sandbox that starts a
-// program as a run does.
-func Available() (bool, string) { return probe() }
+// Check returns nil if programs can run in sandboxes of tier here, or an
+// error that says why not. It tries once per tier in a process's life: a
+// sandbox that starts a program as a run does.
+func Check(tier Tier) error {
+	check, ok := checks[tier]
+	if !ok {
+		_, err := ParseTier(string(tier))
+		return err
+	}
+	return check()
+}
 
-var probe = sync.OnceValues(func() (bool, string) {
+var checks = map[Tier]func() error{
+	Namespaces: sync.OnceValue(func() error { return probe(Namespaces) }),
+	Landlock:   sync.OnceValue(func() error { return probe(Landlock) }),
+}
+
+// probe starts, in a sandbox of tier, a program that exits at once.
+func probe(tier Tier) error {
+	if tier == Landlock && LandlockABI() < 1 {
+		return errNoLandlock
+	}
 	dir, err := os.MkdirTemp("", "sandbox-probe-")
 	if err != nil {
-		return false, err.Error()
+		return err
 	}
 	defer os.RemoveAll(dir)
-	c, err := Command(Default(dir), dir, os.Environ(), "")
+	spec := Default(dir)
+	spec.Tier = tier
+	c, err := Command(spec, dir, os.Environ(), "")
 	if err != nil {
-		return false, err.Error()
+		return err
 	}
 	out, _ := os.Create(filepath.Join(dir, "out"))
 	c.Stdout, c.Stderr = out, out
@@ -316,17 +421,39 @@ var probe = sync.OnceValues(func() (bool, string) {
 	}
 	out.Close()
 	if err != nil {
-		return false, fmt.Sprintf("cannot start a process in new mount, PID, network, IPC and UTS namespaces%s: %v", map[bool]string{false: " and a user namespace"}[os.Geteuid() == 0], err)
+		if tier == Landlock {
+			return fmt.Errorf("cannot start a process: %w", err)
+		}
+		return fmt.Errorf("cannot start a process in new mount, PID, network, IPC and UTS namespaces%s: %w", map[bool]string{false: " and a user namespace"}[os.Geteuid() == 0], err)
 	}
 	st, err := c.Status()
 	switch {
 	case err != nil && c.ProcessState.ExitCode() != initFailed:
-		return false, "the program does not call sandbox.Init first"
+		return errors.New("the program does not call sandbox.Init first")
 	case err != nil:
-		return false, err.Error()
+		return err
 	case st != (Status{}):
 		said, _ := os.ReadFile(filepath.Join(dir, "out"))
-		return false, fmt.Sprintf("the program started in a sandbox ended with %s: %s", st, strings.TrimSpace(string(said)))
+		return fmt.Errorf("the program started in a sandbox ended with %s: %s", st, strings.TrimSpace(string(said)))
 	}
-	return true, ""
-})
+	return nil
+}
+
+// reapOrphans reaps, from now on, the children of this process that end,
+// but the program (whose end its Wait takes): what the program left and
+// ended, so that no zombie counts against its tasks.
+func reapOrphans(program int) {
+	ended := make(chan os.Signal, 1)
+	signal.Notify(ended, syscall.SIGCHLD)
+	go func() {
+		self := os.Getpid()
+		for range ended {
+			for _, pid := range proc.Children(self) {
+				if st, ok := proc.ReadStat(pid); pid != program && ok && st.Zombie() {
+					var ws syscall.WaitStatus
+					syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				}
+			}
+		}
+	}()
+}

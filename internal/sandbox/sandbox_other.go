@@ -12,7 +12,7 @@ type Cmd struct {
 	*exec.Cmd
 }
 
-var errUnavailable = errors.New("sandboxes need Linux's namespaces")
+var errUnavailable = errors.New("sandboxes need Linux's namespaces or Landlock")
 
 // Command returns an error: there are no sandboxes on this system.
 func Command(Spec, string, []string, string, ...string) (*Cmd, error) {
@@ -25,12 +25,24 @@ func (c *Cmd) Start() error { return errUnavailable }
 // Started does nothing here.
 func (c *Cmd) Started() {}
 
+// Stop does nothing here.
+func (c *Cmd) Stop() {}
+
 // Status returns an error here.
 func (c *Cmd) Status() (Status, error) { return Status{}, errUnavailable }
 
 func runInit(request) int { return initFailed }
 
-// Available reports that there are no sandboxes on this system.
-func Available() (bool, string) {
-	return false, "namespaces are Linux's: no sandbox on this system"
+// Check reports that there are no sandboxes on this system.
+func Check(tier Tier) error {
+	if _, err := ParseTier(string(tier)); err != nil {
+		return err
+	}
+	return errUnavailable
 }
+
+// LandlockABI returns 0: there is no Landlock here.
+func LandlockABI() int { return 0 }
+
+// LandlockGaps returns nothing here.
+func LandlockGaps(int, bool) []string { return nil }

@@ -4,8 +4,10 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -32,7 +34,11 @@ func TestMain(m *testing.M) {
 	if what := os.Getenv(helperEnv); what != "" {
 		os.Exit(helper(what))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if programDir != "" {
+		os.RemoveAll(programDir)
+	}
+	os.Exit(code)
 }
 
 // helper does what, and prints its result.
@@ -66,24 +72,22 @@ func helper(what string) int {
 			time.Sleep(5 * time.Millisecond)
 		}
 		fmt.Println("started")
+		if os.Getenv("HANG") != "" {
+			time.Sleep(time.Hour)
+		}
 	case "signal":
 		pid, _ := strconv.Atoi(arg)
 		fmt.Println(syscall.Kill(pid, syscall.SIGTERM))
 	case "remount":
 		fmt.Println(unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND, ""))
 	case "identity":
-		status, _ := os.ReadFile("/proc/self/status")
-		var caps, nnp string
-		for line := range strings.Lines(string(status)) {
-			if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
-				caps = strings.TrimSpace(v)
-			}
-			if v, ok := strings.CutPrefix(line, "NoNewPrivs:"); ok {
-				nnp = strings.TrimSpace(v)
-			}
-		}
+		// By system calls: a Landlock sandbox has no /proc.
+		var data [2]unix.CapUserData
+		unix.Capget(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0])
+		caps := uint64(data[1].Effective)<<32 | uint64(data[0].Effective)
+		nnp, _ := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
 		groups, _ := os.Getgroups()
-		fmt.Printf("uid %d gid %d groups %v caps %s no_new_privs %s\n", os.Getuid(), os.Getgid(), groups, caps, nnp)
+		fmt.Printf("uid %d gid %d groups %v caps %016x no_new_privs %d\n", os.Getuid(), os.Getgid(), groups, caps, nnp)
 	case "open":
 		// Each of arg's comma-separated paths, opened for writing (w:)
 		// or reading (r:): one line each.
@@ -133,8 +137,9 @@ func helper(what string) int {
 		fmt.Println(err != nil)
 		return 7
 	case "signal-init":
+		// The init is the program's parent (pid 1 in its namespace).
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGKILL} {
-			syscall.Kill(1, sig) // refused when the init is root's
+			syscall.Kill(os.Getppid(), sig) // refused when the init is root's
 		}
 		time.Sleep(100 * time.Millisecond)
 		fmt.Println("alive")
@@ -149,12 +154,9 @@ func helper(what string) int {
 			_, _, errno := unix.Syscall6(c.nr, c.args[0], c.args[1], c.args[2], c.args[3], c.args[4], c.args[5])
 			fmt.Printf("%s: %v\n", c.name, errnoText(errno))
 		}
-		status, _ := os.ReadFile("/proc/self/status")
-		for line := range strings.Lines(string(status)) {
-			if strings.HasPrefix(line, "Seccomp:") {
-				fmt.Print(strings.Join(strings.Fields(line), " ") + "\n")
-			}
-		}
+		// By prctl: a Landlock sandbox has no /proc.
+		mode, _ := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+		fmt.Printf("seccomp: %d\n", mode)
 	case "threads":
 		// Holds arg threads at once, each blocked in a read: the
 		// runtime ends the process when the kernel refuses one.
@@ -200,6 +202,68 @@ func helper(what string) int {
 		fmt.Println("search:", errText(err))
 		_, err = unix.AddKey("user", arg+"-left", []byte("left"), unix.KEY_SPEC_SESSION_KEYRING)
 		fmt.Println("add:", errText(err))
+	case "ptrace":
+		// Attaches to the process arg, and lets it go.
+		pid, _ := strconv.Atoi(arg)
+		runtime.LockOSThread()
+		err := syscall.PtraceAttach(pid)
+		if err == nil {
+			syscall.PtraceDetach(pid)
+		}
+		fmt.Println(errText(err))
+	case "dial-abstract":
+		// Dials the abstract unix socket @arg.
+		c, err := net.Dial("unix", "@"+arg)
+		if err == nil {
+			c.Close()
+		}
+		fmt.Println(errText(err))
+	case "udp":
+		// Sends a datagram to arg.
+		c, err := net.Dial("udp", arg)
+		if err == nil {
+			_, err = c.Write([]byte("x"))
+			c.Close()
+		}
+		fmt.Println(errText(err))
+	case "namespaces":
+		// Starts true in a user namespace of its own, by clone, and
+		// makes clone3 with no arguments (EINVAL, unless refused).
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
+		fmt.Println("clone:", errText(cmd.Run()))
+		_, _, errno := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0)
+		fmt.Println("clone3:", errnoText(errno))
+	case "ipc":
+		// Makes a System V segment, queue and semaphore set, and a
+		// POSIX message queue, each private (or of key 0).
+		_, err := unix.SysvShmGet(unix.IPC_PRIVATE, 1<<20, unix.IPC_CREAT|0o600)
+		fmt.Println("shmget:", errText(err))
+		_, _, errno := unix.Syscall(unix.SYS_MSGGET, unix.IPC_PRIVATE, unix.IPC_CREAT|0o600, 0)
+		fmt.Println("msgget:", errnoText(errno))
+		_, _, errno = unix.Syscall(unix.SYS_SEMGET, unix.IPC_PRIVATE, 1, unix.IPC_CREAT|0o600)
+		fmt.Println("semget:", errnoText(errno))
+		name := []byte("sandbox-test\x00")
+		fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(&name[0])), unix.O_CREAT|unix.O_RDWR, 0o600, 0, 0, 0)
+		if errno == 0 {
+			unix.Close(int(fd))
+			unix.Syscall(unix.SYS_MQ_UNLINK, uintptr(unsafe.Pointer(&name[0])), 0, 0)
+		}
+		fmt.Println("mq_open:", errnoText(errno))
+	case "big-file":
+		// Writes arg MiB into one file of its working directory.
+		mib, _ := strconv.Atoi(arg)
+		f, err := os.Create("big")
+		if err == nil {
+			chunk := make([]byte, 1<<20)
+			for range mib {
+				if _, err = f.Write(chunk); err != nil {
+					break
+				}
+			}
+			f.Close()
+		}
+		fmt.Println(errText(err))
 	case "fill":
 		// Writes files of 1 MiB into each of arg's comma-separated
 		// directories until their disk is full, and prints how many it
@@ -223,11 +287,31 @@ func helper(what string) int {
 // returns what it printed and how it ended.
 func run(t *testing.T, spec Spec, what, arg string) (string, Status) {
 	t.Helper()
-	Need(t)
-	// The test binary, under /tmp, stays visible.
-	spec.ReadOnly = append(spec.ReadOnly, filepath.Dir(os.Args[0]))
+	out, st, err := runErr(t, spec, what, arg)
+	if err != nil {
+		t.Fatalf("Status() error = %v\n%s", err, out)
+	}
+	return out, st
+}
+
+// start runs the helper doing what with arg in a sandbox of spec, and
+// returns what it printed and the error of the sandbox's Status.
+func start(t *testing.T, spec Spec, what, arg string) (string, error) {
+	t.Helper()
+	out, _, err := runErr(t, spec, what, arg)
+	return out, err
+}
+
+// runErr runs the helper doing what with arg in a sandbox of spec, and
+// returns what it printed, how it ended and the error of the sandbox's
+// Status.
+func runErr(t *testing.T, spec Spec, what, arg string) (string, Status, error) {
+	t.Helper()
+	Need(t, spec.tier())
+	bin := program(t, spec.tier())
+	spec.ReadOnly = append(spec.ReadOnly, filepath.Dir(bin))
 	env := append(os.Environ(), helperEnv+"="+what, "ARG="+arg)
-	c, err := Command(spec, spec.Writable[0], env, os.Args[0])
+	c, err := Command(spec, spec.Writable[0], env, bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +322,75 @@ func run(t *testing.T, spec Spec, what, arg string) (string, Status) {
 	}
 	waitErr := c.Wait()
 	st, err := c.Status()
-	if waitErr != nil {
-		t.Fatalf("the init: %v (%v)\n%s", waitErr, err, out.String())
+	if waitErr != nil && err == nil {
+		t.Fatalf("the init: %v\n%s", waitErr, out.String())
 	}
+	return strings.TrimSpace(out.String()), st, err
+}
+
+// programDir holds a copy of the test binary that any user may run: with
+// Landlock, root runs the program as a user of its own, who could not
+// reach the test binary in the go command's private directory.
+var programDir string
+
+// program returns the test binary to run in a sandbox of tier: with
+// namespaces, this one (the sandbox holds its directory); with Landlock,
+// the copy in programDir, made once.
+func program(t *testing.T, tier Tier) string {
+	t.Helper()
+	if tier == Namespaces {
+		return os.Args[0]
+	}
+	copyProgram.Do(func() {
+		dir, err := os.MkdirTemp("", "sandbox-test-bin-")
+		if err == nil {
+			err = os.Chmod(dir, 0o755)
+		}
+		if err == nil {
+			programDir = dir
+			err = copyFile(os.Args[0], filepath.Join(dir, "sandbox.test"), 0o755)
+		}
+		copyErr = err
+	})
+	if copyErr != nil {
+		t.Fatal(copyErr)
+	}
+	return filepath.Join(programDir, "sandbox.test")
+}
+
+var (
+	copyProgram sync.Once
+	copyErr     error
+)
+
+// copyFile copies src to dst, of mode.
+func copyFile(src, dst string, mode os.FileMode) error {
+	data, err := os.ReadFile(src)
 	if err != nil {
-		t.Fatalf("Status() error = %v\n%s", err, out.String())
+		return err
 	}
-	return strings.TrimSpace(out.String()), st
+	return os.WriteFile(dst, data, mode)
+}
+
+// ownDir returns a new directory for a run's files, that any user may
+// reach (t.TempDir's parent is the test's alone), removed when t ends.
+func ownDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// inLandlock returns spec in the Landlock tier.
+func inLandlock(spec Spec) Spec {
+	spec.Tier = Landlock
+	return spec
 }
 
 // A run writes its own directories, and a private /tmp that is gone when
@@ -310,58 +456,97 @@ func TestSandbox_OverlaidDirectoryTakesWritesThatStayInTheRun(t *testing.T) {
 	}
 }
 
-// A read-only directory within a writable one stays read-only.
+// A read-only directory within a writable one stays read-only, with
+// namespaces; Landlock, whose rules grant a directory's rights to all
+// beneath it, refuses to run such a sandbox.
 func TestSandbox_ReadOnlyWithinWritable(t *testing.T) {
-	own := t.TempDir()
-	bin := filepath.Join(own, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := Default(own)
-	spec.ReadOnly = []string{bin}
-	if out, _ := run(t, spec, "write", filepath.Join(bin, "f")); !strings.Contains(out, "read-only file system") {
-		t.Errorf("writing the read-only directory: %s, want read-only file system", out)
+	eachTier(t, func(t *testing.T, spec Spec) {
+		own := spec.Writable[0]
+		bin := filepath.Join(own, "bin")
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		spec.ReadOnly = []string{bin}
+		if spec.Tier == Landlock {
+			_, err := start(t, spec, "write", filepath.Join(bin, "f"))
+			if want := bin + " must be read-only, but lies within " + own; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("a read-only directory within a writable one: %v, want an error: %s...", err, want)
+			}
+			return
+		}
+		if out, _ := run(t, spec, "write", filepath.Join(bin, "f")); !writeRefused(out) {
+			t.Errorf("writing the read-only directory: %s, want it refused", out)
+		}
+		if _, err := os.Stat(filepath.Join(bin, "f")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the read-only directory got the file: %v", err)
+		}
+	})
+}
+
+// writeRefused reports whether a helper's output says that a write was
+// refused: the file system is read-only (namespaces), or the write is not
+// permitted (Landlock).
+func writeRefused(out string) bool {
+	return strings.Contains(out, "read-only file system") || strings.Contains(out, "permission denied")
+}
+
+// eachTier runs f in a subtest for each tier, with the default spec of a
+// run that writes a new directory, in that tier.
+func eachTier(t *testing.T, f func(t *testing.T, spec Spec)) {
+	for _, tier := range Tiers {
+		t.Run(string(tier), func(t *testing.T) {
+			spec := Default(ownDir(t))
+			spec.Tier = tier
+			f(t, spec)
+		})
 	}
 }
 
 // The program cannot undo the mounts: it has no power over them.
 func TestSandbox_TheProgramCannotRemount(t *testing.T) {
-	if out, _ := run(t, Default(t.TempDir()), "remount", ""); out == "<nil>" {
-		t.Errorf("remounting / read-write: %s, want an error", out)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		if out, _ := run(t, spec, "remount", ""); out != "operation not permitted" {
+			t.Errorf("remounting / read-write: %s, want operation not permitted", out)
+		}
+	})
 }
 
 // The init reports the program's exit code, or the signal that ended it.
 func TestSandbox_StatusOfTheProgram(t *testing.T) {
-	if _, st := run(t, Default(t.TempDir()), "exit", "3"); st != (Status{Code: 3}) {
-		t.Errorf("Status() = %v, want exit 3", st)
-	}
-	if _, st := run(t, Default(t.TempDir()), "kill", ""); st != (Status{Code: -1, Signal: "killed"}) {
-		t.Errorf("Status() = %v, want signal killed", st)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		if _, st := run(t, spec, "exit", "3"); st != (Status{Code: 3}) {
+			t.Errorf("Status() = %v, want exit 3", st)
+		}
+		if _, st := run(t, spec, "kill", ""); st != (Status{Code: -1, Signal: "killed"}) {
+			t.Errorf("Status() = %v, want signal killed", st)
+		}
+	})
 }
 
 // What the program starts ends with it, in a session of its own too; and
-// it cannot signal processes outside its namespace.
+// it cannot signal processes outside its sandbox: not in its PID
+// namespace, or not of its Landlock domain (or of its user).
 func TestSandbox_NothingOutlivesTheRunOrReachesOut(t *testing.T) {
-	own := t.TempDir()
-	pidFile := filepath.Join(own, "pid")
-	if out, _ := run(t, Default(own), "daemon", pidFile); out != "started" {
-		t.Fatalf("the daemon: %s", out)
-	}
-	// The pid it wrote is its pid in the sandbox's namespace: that no
-	// daemon's sleep is left anywhere says it ended.
-	if n := sleepers(t); n != 0 {
-		t.Errorf("%d sleep %s processes left after the run", n, daemonSleep)
-	}
-	victim := exec.Command("sleep", "1000")
-	if err := victim.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer victim.Process.Kill()
-	if out, _ := run(t, Default(own), "signal", strconv.Itoa(victim.Process.Pid)); out == "<nil>" {
-		t.Errorf("signalling pid %d outside: %s, want an error", victim.Process.Pid, out)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		pidFile := filepath.Join(spec.Writable[0], "pid")
+		if out, _ := run(t, spec, "daemon", pidFile); out != "started" {
+			t.Fatalf("the daemon: %s", out)
+		}
+		// The pid it wrote is its pid in the sandbox's namespace: that no
+		// daemon's sleep is left anywhere says it ended.
+		if n := sleepers(t); n != 0 {
+			t.Errorf("%d sleep %s processes left after the run", n, daemonSleep)
+		}
+		victim := exec.Command("sleep", "1000")
+		if err := victim.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer victim.Process.Kill()
+		want := map[Tier]string{Namespaces: "no such process", Landlock: "operation not permitted"}[spec.Tier]
+		if out, _ := run(t, spec, "signal", strconv.Itoa(victim.Process.Pid)); out != want {
+			t.Errorf("signalling pid %d outside: %s, want %s", victim.Process.Pid, out, want)
+		}
+	})
 }
 
 // daemonSleep is how long the daemon sleeps, a time no other test's
@@ -428,15 +613,17 @@ func TestSandbox_KernelFilesAreOutOfReach(t *testing.T) {
 	if len(paths) < 5 {
 		t.Fatalf("the host has only %v of the kernel's files and devices", paths)
 	}
-	out, _ := run(t, Default(t.TempDir()), "open", strings.Join(paths, ","))
-	for line := range strings.Lines(out) {
-		if strings.HasSuffix(strings.TrimSpace(line), " opened") {
-			t.Errorf("%s, want it refused", strings.TrimSpace(line))
+	eachTier(t, func(t *testing.T, spec Spec) {
+		out, _ := run(t, spec, "open", strings.Join(paths, ","))
+		for line := range strings.Lines(out) {
+			if strings.HasSuffix(strings.TrimSpace(line), " opened") {
+				t.Errorf("%s, want it refused", strings.TrimSpace(line))
+			}
 		}
-	}
-	if n := strings.Count(out, " refused"); n != len(paths) {
-		t.Errorf("open: %d refused, want %d:\n%s", n, len(paths), out)
-	}
+		if n := strings.Count(out, " refused"); n != len(paths) {
+			t.Errorf("open: %d refused, want %d:\n%s", n, len(paths), out)
+		}
+	})
 }
 
 // /dev holds the device files every program uses, and no other.
@@ -501,16 +688,21 @@ func TestSandbox_HostNameAndIPCAreItsOwn(t *testing.T) {
 // The program cannot write the init's report: what it writes where the
 // status pipe was is not how it ended.
 func TestSandbox_StatusPipeIsOutOfReach(t *testing.T) {
-	if out, st := run(t, Default(t.TempDir()), "status-pipe", ""); st != (Status{Code: 7}) || out != "true" {
-		t.Errorf("Status() = %v, output %q; want exit 7, and the write refused", st, out)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		if out, st := run(t, spec, "status-pipe", ""); st != (Status{Code: 7}) || out != "true" {
+			t.Errorf("Status() = %v, output %q; want exit 7, and the write refused", st, out)
+		}
+	})
 }
 
-// A signal the program sends the init is dropped: the run goes on.
+// A signal the program sends the init is dropped, or refused: the run
+// goes on.
 func TestSandbox_SignalsToTheInitAreDropped(t *testing.T) {
-	if out, st := run(t, Default(t.TempDir()), "signal-init", ""); st != (Status{}) || out != "alive" {
-		t.Errorf("Status() = %v, output %q; want exit 0, alive", st, out)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		if out, st := run(t, spec, "signal-init", ""); st != (Status{}) || out != "alive" {
+			t.Errorf("Status() = %v, output %q; want exit 0, alive", st, out)
+		}
+	})
 }
 
 // The private directories, one within the run's own directory among
@@ -542,7 +734,7 @@ func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
 	if os.Geteuid() != 0 || os.Getenv(asNobodyEnv) != "" {
 		t.Skip("runs the tests as nobody when run as root")
 	}
-	Need(t)
+	Need(t, Namespaces)
 	// A copy of the test binary that nobody may run, in a directory of
 	// nobody's own.
 	dir, err := os.MkdirTemp("", "sandbox-as-nobody-")
@@ -571,7 +763,7 @@ func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
 	if err := os.Chown(tmp, Nobody, Nobody); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run=^TestSandbox_", "-test.v")
+	cmd := exec.Command(bin, "-test.run=^Test(Sandbox|Landlock)_", "-test.v")
 	cmd.Env = append(os.Environ(), asNobodyEnv+"=1", "TMPDIR="+tmp, "HOME="+tmp)
 	cmd.Dir = tmp
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: Nobody, Gid: Nobody, Groups: []uint32{}}}
@@ -579,7 +771,7 @@ func TestSandbox_AsAnOrdinaryUser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the tests as nobody: %v\n%s", err, out)
 	}
-	if n := strings.Count(string(out), "--- PASS: TestSandbox_"); n < 10 {
+	if n := strings.Count(string(out), "--- PASS: Test"); n < 20 {
 		t.Errorf("the tests as nobody: %d passed, want every test but this one:\n%s", n, out)
 	}
 }
@@ -665,9 +857,11 @@ func TestSandbox_HostSocketsAreOutOfReach(t *testing.T) {
 	}
 	defer l.Close()
 	os.Chmod(sock, 0o777)
-	if out, _ := run(t, Default(t.TempDir()), "dial-unix", sock); out != "refused" {
-		t.Errorf("dialing %s, world-writable: %q, want refused", sock, out)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		if out, _ := run(t, spec, "dial-unix", sock); out != "refused" {
+			t.Errorf("dialing %s, world-writable: %q, want refused", sock, out)
+		}
+	})
 }
 
 // call is a system call with its arguments.
@@ -738,7 +932,14 @@ func errnoText(errno syscall.Errno) string {
 // profile refuses, each with EPERM, and the calls that would reach the
 // init (its limits, priority, CPUs); the program's own stay open.
 func TestSandbox_RefusesTheKernelsRiskyCalls(t *testing.T) {
-	out, st := run(t, Default(t.TempDir()), "calls", "")
+	eachTier(t, func(t *testing.T, spec Spec) { testRiskyCalls(t, spec, nil) })
+}
+
+// testRiskyCalls checks that a program in a sandbox of spec is refused
+// each of refusedCalls with EPERM, or the error wants has for its name,
+// and allowed those of allowedCalls.
+func testRiskyCalls(t *testing.T, spec Spec, wants map[string]string) {
+	out, st := run(t, spec, "calls", "")
 	if st != (Status{}) {
 		t.Fatalf("Status() = %v, want exit 0\n%s", st, out)
 	}
@@ -747,13 +948,13 @@ func TestSandbox_RefusesTheKernelsRiskyCalls(t *testing.T) {
 		name, result, _ := strings.Cut(strings.TrimSpace(line), ": ")
 		got[name] = result
 	}
-	if got["Seccomp"] != "2" {
-		t.Errorf("Seccomp: %q, want 2 (a filter)", got["Seccomp"])
+	if got["seccomp"] != "2" {
+		t.Errorf("seccomp mode: %q, want 2 (a filter)", got["seccomp"])
 	}
 	for _, c := range refusedCalls() {
 		t.Run(c.name, func(t *testing.T) {
-			if got[c.name] != "operation not permitted" {
-				t.Errorf("%s: %q, want operation not permitted", c.name, got[c.name])
+			if want := cmp.Or(wants[c.name], "operation not permitted"); got[c.name] != want {
+				t.Errorf("%s: %q, want %s", c.name, got[c.name], want)
 			}
 		})
 	}
@@ -773,13 +974,15 @@ func TestSandbox_TheKeyringIsNotTheHosts(t *testing.T) {
 		t.Skipf("no keyring here: %v", err)
 	}
 	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_SESSION_KEYRING, 0, 0)
-	out, _ := run(t, Default(t.TempDir()), "keys", desc)
-	if out != "search: operation not permitted\nadd: operation not permitted" {
-		t.Errorf("the program's keyring: %q, want search and add refused", out)
-	}
-	if _, err := unix.KeyctlSearch(unix.KEY_SPEC_SESSION_KEYRING, "user", desc+"-left", 0); err == nil {
-		t.Error("the program left a key in the host's session keyring")
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		out, _ := run(t, spec, "keys", desc)
+		if out != "search: operation not permitted\nadd: operation not permitted" {
+			t.Errorf("the program's keyring: %q, want search and add refused", out)
+		}
+		if _, err := unix.KeyctlSearch(unix.KEY_SPEC_SESSION_KEYRING, "user", desc+"-left", 0); err == nil {
+			t.Error("the program left a key in the host's session keyring")
+		}
+	})
 }
 
 func errText(err error) string {
@@ -793,15 +996,17 @@ func errText(err error) string {
 // that makes more is refused (the runtime ends it, unable to make a
 // thread); as many as a test needs are fine.
 func TestSandbox_TasksAreBounded(t *testing.T) {
-	if out, st := run(t, Default(t.TempDir()), "threads", "100"); st != (Status{}) || out != "held 100" {
-		t.Errorf("100 threads: %v, %q; want them held", st, out)
-	}
-	out, st := run(t, Default(t.TempDir()), "threads", strconv.Itoa(MaxTasks+1000))
-	refused := strings.Contains(out, "failed to create new OS thread") || strings.Contains(out, "pthread_create failed: Resource temporarily unavailable")
-	if st.Code != 2 || !refused {
-		first, _, _ := strings.Cut(out, "\n")
-		t.Errorf("%d threads: %v, %q…; want the runtime to end, refused a thread", MaxTasks+1000, st, first)
-	}
+	eachTier(t, func(t *testing.T, spec Spec) {
+		if out, st := run(t, spec, "threads", "100"); st != (Status{}) || out != "held 100" {
+			t.Errorf("100 threads: %v, %q; want them held", st, out)
+		}
+		out, st := run(t, spec, "threads", strconv.Itoa(MaxTasks+1000))
+		refused := strings.Contains(out, "failed to create new OS thread") || strings.Contains(out, "pthread_create failed: Resource temporarily unavailable")
+		if st.Code != 2 || !refused {
+			first, _, _ := strings.Cut(out, "\n")
+			t.Errorf("%d threads: %v, %q…; want the runtime to end, refused a thread", MaxTasks+1000, st, first)
+		}
+	})
 }
 
 // System V shared memory holds at most the sandbox's private size, in

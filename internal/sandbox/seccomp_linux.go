@@ -7,6 +7,7 @@ import (
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/sys/unix"
 )
 
 // refused are the system calls a program in a sandbox may not make: each
@@ -55,18 +56,50 @@ var self = map[string]uint32{
 // lays out memory and reads the program's calls.
 var personalities = []uint64{0x0, 0xffffffff}
 
-// policy returns the seccomp policy of a program in a sandbox on this
-// machine's architecture: every call allowed but those above.
-func policy() (seccomp.Policy, error) {
+// A Landlock sandbox, which has no namespaces of its own, refuses more:
+// what namespaces would have kept to the run.
+var (
+	// refusedLandlock are System V IPC and POSIX message queues, whose
+	// objects would be the host's (an IPC namespace keeps them to the
+	// run), and setns.
+	refusedLandlock = []string{"shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",
+		"msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr"}
+	// newNamespaces are the flags of clone that make a namespace: a
+	// Landlock sandbox refuses them (unshare and setns are refused in
+	// both tiers), and clone3, whose flags are in memory that a filter
+	// cannot read, fails with ENOSYS, as Docker's profile has it, so that
+	// a C library falls back to clone.
+	newNamespaces = uint64(unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+		unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET)
+)
+
+// errno is the action of a call refused with the error e.
+func errno(e unix.Errno) seccomp.Action {
+	return seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(e))
+}
+
+// policy returns the seccomp policy of a program in a sandbox of spec on
+// this machine's architecture: every call allowed but those above. In a
+// Landlock sandbox on a kernel of Landlock ABI abi, socket is refused for
+// every family but AF_UNIX, unless the run has the host's network; and
+// for AF_UNIX below ABI 9, where Landlock cannot keep a program from the
+// host's unix sockets on paths.
+func policy(spec Spec, abi int) (seccomp.Policy, error) {
 	info, err := arch.GetInfo("")
 	if err != nil {
 		return seccomp.Policy{}, err
 	}
 	deny := seccomp.SyscallGroup{Action: seccomp.ActionErrno}
 	known := func(name string) bool { _, ok := info.SyscallNames[name]; return ok }
-	for _, group := range refused {
-		deny.Names = append(deny.Names, slices.DeleteFunc(slices.Clone(group), func(n string) bool { return !known(n) })...)
+	names := slices.Concat(refused...)
+	landlock := spec.tier() == Landlock
+	if landlock {
+		names = append(names, refusedLandlock...)
+		if abi < 9 && !spec.HostNetwork {
+			names = append(names, "socket")
+		}
 	}
+	deny.Names = slices.DeleteFunc(names, func(n string) bool { return !known(n) })
 	for name, arg := range self {
 		if known(name) {
 			deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: name,
@@ -78,19 +111,38 @@ func policy() (seccomp.Policy, error) {
 		others = append(others, seccomp.Condition{Argument: 0, Operation: seccomp.NotEqual, Value: p})
 	}
 	deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: "personality", Conditions: others})
+	if landlock {
+		// clone's flags are its first argument on amd64 and arm64.
+		deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: "clone",
+			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: newNamespaces}}})
+		// socket's family is its first argument.
+		switch {
+		case abi < 9 && spec.HostNetwork:
+			deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: "socket",
+				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}}})
+		case abi >= 9 && !spec.HostNetwork:
+			deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: "socket",
+				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}}})
+		}
+	}
 	slices.SortFunc(deny.NamesWithCondtions, func(a, b seccomp.NameWithConditions) int { return strings.Compare(a.Name, b.Name) })
-	return seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{deny}}, nil
+	groups := []seccomp.SyscallGroup{deny}
+	if landlock && known("clone3") {
+		groups = append(groups, seccomp.SyscallGroup{Names: []string{"clone3"}, Action: errno(unix.ENOSYS)})
+	}
+	return seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}, nil
 }
 
-// filterCalls installs the policy on every thread of this process, and so
-// on every process it starts after: the init installs it once the
-// sandbox is set up, before it starts the program.
-func filterCalls() error {
-	p, err := policy()
+// filterCalls installs the policy of spec on the calling thread, and on
+// every process it starts after: on every thread of the process with
+// flag seccomp.FilterFlagTSync. The init installs it once the sandbox is
+// set up, before it starts the program.
+func filterCalls(spec Spec, flag seccomp.FilterFlag) error {
+	p, err := policy(spec, LandlockABI())
 	if err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
-	if err := seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Flag: seccomp.FilterFlagTSync, Policy: p}); err != nil {
+	if err := seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Flag: flag, Policy: p}); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil

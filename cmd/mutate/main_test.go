@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	// test binaries, for limits and interrupts. Twice as many as there
 	// are CPUs keep them busy; -test.parallel still decides.
 	flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
-	testscript.Main(m, map[string]func(){"mutate": main})
+	testscript.Main(m, map[string]func(){"mutate": main, "restrict": restrictMain})
 }
 
 // TestScripts runs the scripts in testdata/script: the mutate command end
@@ -67,17 +67,25 @@ func TestScripts(t *testing.T) {
 		// [browser]: a Chromium or Chrome is on PATH, for browse. CI
 		// installs one: there, its absence is an error, not a skip.
 		Condition: func(cond string) (bool, error) {
-			if cond == "namespaces" {
-				err := sandbox.Check(sandbox.Namespaces)
-				if err != nil && os.Getenv("CI") == "true" {
-					return false, fmt.Errorf("CI=true and no namespaces for the sandboxes: %v", err)
+			// [namespaces], [landlock]: sandboxes of the tier can be made
+			// here. With CI=true a tier that sandbox.NeedEnv names (as
+			// .ci/run does both) must be.
+			if tier, err := sandbox.ParseTier(cond); err == nil {
+				err := sandbox.Check(tier)
+				if err != nil && os.Getenv("CI") == "true" && slices.Contains(strings.Split(os.Getenv(sandbox.NeedEnv), ","), cond) {
+					return false, fmt.Errorf("CI=true, %s=%s and no %s sandbox here: %v", sandbox.NeedEnv, os.Getenv(sandbox.NeedEnv), tier, err)
 				}
 				return err == nil, nil
 			}
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
 			if cond == "unshare" {
-				// unshare makes a user namespace here (as root, or where
-				// they are allowed): a script can take them away.
-				return exec.Command("unshare", "--user", "--map-root-user", "true").Run() == nil, nil
+				// unshare makes a user namespace here, whose root may
+				// limit its namespaces (as root, or where they are
+				// allowed): a script can take them away (restrict
+				// -container).
+				return exec.Command("unshare", "--user", "--map-root-user", "sh", "-c", "echo 0 > /proc/sys/user/max_user_namespaces").Run() == nil, nil
 			}
 			if cond == "browser" {
 				found := findBrowser() != ""
@@ -119,6 +127,7 @@ func TestScripts(t *testing.T) {
 			"holdport":     cmdHoldport,
 			"noshm":        cmdNoshm,
 			"stall":        cmdStall,
+			"nobody":       cmdNobody,
 		},
 	})
 }

@@ -196,7 +196,7 @@ func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp 
 	if *f.resultsFile == "" {
 		return runChecked(ctx, c, &f.sel, &f.rf, lp, &f.out, questionIDs(f.g.Questions), *f.answers)
 	}
-	if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "no-tce", "memory", "network", "bind", "no-sandbox", "stryker"); len(set) > 0 {
+	if set := setFlags(fs, "pkg", "mutants", "only", "generate", "diff", "shard", "j", "timeout", "mode", "no-cache", "full", "no-tce", "memory", "network", "bind", "sandbox", "no-sandbox", "stryker"); len(set) > 0 {
 		return nil, nil, fmt.Errorf("-results replaces the run: -%s does not apply", set[0])
 	}
 	rep, err := report.ReadFile(*f.resultsFile)

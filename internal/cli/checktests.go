@@ -34,7 +34,10 @@ func isTestFile(args []string) bool {
 // or the verdict: 1 unless every file is exact.
 func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string) error {
 	if set := setFlags(fs, notForTests...); len(set) > 0 {
-		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -no-sandbox)", set[0])
+		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -sandbox)", set[0])
+	}
+	if f.rf.choice() == harness.SandboxNone {
+		return errors.New("-sandbox=none would run learners' tests as you, with what you can reach (your files, the chaffs, your network): check FILE_test.go runs them in sandboxes only")
 	}
 	if err := f.checkTestOutputs(len(files)); err != nil {
 		return err
@@ -63,7 +66,7 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 	grades, err := testgrade.GradeFiles(ctx, cfg, files)
 	if errors.Is(err, harness.ErrNoSandbox) {
 		return notGraded("Not graded: the grader could not run your tests. Your file is not at fault: your instructor will grade it again.\n\n"+
-			"For the instructor: "+err.Error()+". Learners' tests run only in sandboxes: grade where there are user namespaces (docs/course.md, Tests as the assignment).", err)
+			"For the instructor: "+err.Error()+". Learners' tests run only in sandboxes: grade where there are user namespaces or Landlock (docs/course.md, Tests as the assignment).", err)
 	}
 	if err != nil {
 		return err

@@ -89,7 +89,7 @@ func TestRun_ExitCodeIsTheWeightiestVerdict(t *testing.T) {
 func TestRun_FlagsReachTheSelectionAndTheHarness(t *testing.T) {
 	f := &fake{rep: mutants(report.Killed)}
 	code, _, stderr := mutateWith(t, t.Context(), f, "run", "-q", "-pkg", "./x", "-only", "a,b", "-generate", "-diff", "HEAD~1",
-		"-shard", "2/3", "-j", "3", "-timeout", "7s", "-mode", "overlay", "-no-cache", "-full", "-no-tce", "-memory", "2GiB", "-network")
+		"-shard", "2/3", "-j", "3", "-timeout", "7s", "-mode", "overlay", "-no-cache", "-full", "-no-tce", "-memory", "2GiB", "-network", "-sandbox", "landlock")
 	if code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
 	}
@@ -99,7 +99,7 @@ func TestRun_FlagsReachTheSelectionAndTheHarness(t *testing.T) {
 	}
 	opt := f.opt
 	if opt.Jobs != 3 || opt.Timeout != 7*time.Second || opt.Mode != harness.ModeOverlay || !opt.NoCache || !opt.Full || !opt.NoTCE ||
-		opt.Memory != 2<<30 || !opt.Network || opt.NoSandbox {
+		opt.Memory != 2<<30 || !opt.Network || opt.Sandbox != harness.SandboxLandlock {
 		t.Errorf("options = %+v", *opt)
 	}
 }
@@ -116,6 +116,9 @@ func TestRun_BadFlagsRunNothing(t *testing.T) {
 		{[]string{"-json", "-github"}, "mutate run: -json and -github both write to stdout: pick one (-junit FILE writes a file)"},
 		{[]string{"-memory", "lots"}, `invalid value "lots" for flag -memory: want a size such as 2GiB or 512MiB, or off`},
 		{[]string{"-jobs", "2"}, "flag provided but not defined: -jobs"},
+		{[]string{"-sandbox", "docker"}, `mutate run: -sandbox: unknown sandbox "docker": want auto, namespaces, landlock or none`},
+		{[]string{"-no-sandbox", "-sandbox", "landlock"}, "mutate run: -no-sandbox runs without a sandbox, and -sandbox=landlock in one: choose one"},
+		{[]string{"-sandbox", "none", "-bind", "."}, "mutate run: -bind gives sandboxes a directory of the host, and -sandbox=none runs without: choose one"},
 	} {
 		f := &fake{rep: mutants(report.Killed)}
 		code, _, stderr := mutateWith(t, t.Context(), f, append([]string{"run"}, tc.args...)...)

@@ -189,7 +189,9 @@ type sandboxFlags struct {
 	memory  memoryFlag
 	network bool
 	binds   files
-	// noSandbox runs the test binaries without namespaces.
+	// sandbox is what the test binaries run in: -sandbox, or none with
+	// -no-sandbox.
+	sandbox   string
 	noSandbox bool
 }
 
@@ -197,14 +199,30 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&sf.memory, "memory", fmt.Sprintf("limit of what one test binary, with what it starts, may hold in memory: a `size` such as 2GiB, or off (default: %d× the baseline's peak, at least %s; Linux only)", harness.MemoryFactor, text.Bytes(harness.MemoryFloor)))
 	fs.BoolVar(&sf.network, "network", false, "let test binaries use the host's network (default: each has a network of its own with only a loopback interface)")
 	fs.Var(&sf.binds, "bind", "let each sandbox hold the host's directory `dir` too, read-only, for a suite that reads it (repeatable; every output says so)")
-	fs.BoolVar(&sf.noSandbox, "no-sandbox", false, "run test binaries without namespaces, as you (reduced isolation, nothing cached; needed where there are none: another system than Linux, a container that forbids them)")
+	fs.StringVar(&sf.sandbox, "sandbox", "auto", "what test binaries run in: `auto` (the strongest sandbox this host allows: namespaces, else landlock), namespaces, landlock, or none (as you: reduced isolation, nothing cached; for your own code where there is no sandbox)")
+	fs.BoolVar(&sf.noSandbox, "no-sandbox", false, "the same as -sandbox=none")
+}
+
+// choice returns the sandbox that the flags choose.
+func (sf *sandboxFlags) choice() harness.Sandbox {
+	if sf.noSandbox {
+		return harness.SandboxNone
+	}
+	s, _ := harness.ParseSandbox(sf.sandbox) // checked by check
+	return s
 }
 
 // check checks the directories of -bind, each a directory of the host,
 // and makes their paths absolute; a sandbox it goes in is needed.
 func (sf *sandboxFlags) check() error {
-	if len(sf.binds) > 0 && sf.noSandbox {
-		return errors.New("-bind gives sandboxes a directory of the host, and -no-sandbox runs without: choose one")
+	if _, err := harness.ParseSandbox(sf.sandbox); err != nil {
+		return fmt.Errorf("-sandbox: %w", err)
+	}
+	if sf.noSandbox && sf.sandbox != "auto" && sf.sandbox != string(harness.SandboxNone) {
+		return fmt.Errorf("-no-sandbox runs without a sandbox, and -sandbox=%s in one: choose one", sf.sandbox)
+	}
+	if len(sf.binds) > 0 && sf.choice() == harness.SandboxNone {
+		return errors.New("-bind gives sandboxes a directory of the host, and -sandbox=none runs without: choose one")
 	}
 	for i, dir := range sf.binds {
 		abs, err := filepath.Abs(dir)
@@ -287,7 +305,7 @@ func (rf *runFlags) check() error {
 func (rf *runFlags) options(c *call, pr *progress.Reporter) harness.Options {
 	return harness.Options{
 		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, NoTCE: rf.noTCE, Progress: pr,
-		Memory: int64(rf.memory), Network: rf.network, Binds: rf.binds, NoSandbox: rf.noSandbox, Started: c.started,
+		Memory: int64(rf.memory), Network: rf.network, Binds: rf.binds, Sandbox: rf.choice(), Started: c.started,
 	}
 }
 

@@ -36,12 +36,14 @@ A mutant whose only failures were flaky runs once more, and is flaky if again
 none reproduces.
 
 Every test binary runs in a private copy of its package directory, with a
-HOME and TMPDIR of its own, in a sandbox (Linux namespaces): as an ordinary
-user with no privilege on the host, even when mutate runs as root; a private
-/tmp and everything else read-only; a network of its own with only loopback
-(-network shares the host's); its memory bounded (-memory); its processes
-ended with it and blind to others. Where there are no namespaces, a run
-refuses: -no-sandbox runs without (reduced isolation, nothing cached). The
+HOME and TMPDIR of its own, in a sandbox: as an ordinary user with no
+privilege on the host, even when mutate runs as root; everything but its
+own files read-only or out of reach; no network of the host's (-network
+shares it); its memory bounded (-memory); its processes ended with it. The
+sandbox is the strongest this host allows (-sandbox): Linux namespaces (a
+private /tmp, a network with only loopback, blind to other processes), else
+Landlock (no /tmp, no network at all); where there is neither, a run
+refuses: -sandbox=none runs without (reduced isolation, nothing cached). The
 source tree is checked after every run, and the reference runs again after
 the mutants: a change stops the run (exit 2). Results are cached: an
 unchanged tree is answered at once (-no-cache runs again).

@@ -21,10 +21,11 @@ const clockTicks = 100
 // cpuMeter reads the CPU time of a running test binary: the process
 // started (pid), or, when that is a sandbox's init (inner), its child.
 type cpuMeter struct {
-	pid    int
-	inner  bool
-	mu     sync.Mutex // the watch and the reader of the output both read it
-	binary int        // the binary's pid, once found
+	pid     int
+	inner   bool
+	written []string   // directories whose files count as memory
+	mu      sync.Mutex // the watch and the reader of the output both read it
+	binary  int        // the binary's pid, once found
 }
 
 // used returns the CPU time the binary and the processes it has waited
@@ -90,11 +91,12 @@ const memoryMetered = true
 
 // memory returns the memory that the processes under pid hold, pid itself
 // included unless it is a sandbox's init: the sum of their anonymous and
-// shared resident memory (see proc.ResidentMemory), and of the memfds they
-// hold open, mapped or not, each once (see proc.MemfdMemory). A process
-// that ends while it is read counts as what was read of it.
+// shared resident memory (see proc.ResidentMemory), of the memfds they
+// hold open, mapped or not, each once (see proc.MemfdMemory), and of the
+// files in the written directories. A process that ends while it is read
+// counts as what was read of it.
 func (m *cpuMeter) memory() int64 {
-	var sum int64
+	sum := proc.DiskUsage(m.written...)
 	seen := map[[2]uint64]bool{}
 	var walk func(pid int, self bool)
 	walk = func(pid int, self bool) {

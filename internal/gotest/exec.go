@@ -26,6 +26,10 @@ const drainGrace = 2 * time.Second
 // cpuPoll is how often a binary's CPU time is read, under a CPU limit.
 const cpuPoll = 50 * time.Millisecond
 
+// stopGrace is how long a sandbox's init that ends its run itself may take
+// to, once asked: it kills every process of the run and reaps them.
+const stopGrace = 5 * time.Second
+
 // Test2JSON returns the path of the go command's test2json program,
 // building it if the toolchain does not ship it built.
 func Test2JSON(ctx context.Context, goCmd string) (string, error) {
@@ -77,11 +81,14 @@ type Exec struct {
 	// OnEvent, if set, is called with each event as it arrives, from one
 	// goroutine.
 	OnEvent func(Event)
-	// Isolate, if set, runs the binary in a sandbox of its own: its own
-	// user, mount and PID namespaces (see package sandbox), whose end is
-	// the end of everything the binary started. The caller checks that
-	// sandbox.Available.
+	// Isolate, if set, runs the binary in a sandbox of its own (see
+	// package sandbox), whose end is the end of everything the binary
+	// started. The caller checks that its tier is available.
 	Isolate *sandbox.Spec
+	// Written are directories whose files count as memory the binary
+	// holds, under Memory: those a sandbox without a private file system
+	// (Landlock's) lets it write.
+	Written []string
 	// Finished, if set, is a file that does not exist yet, where the
 	// testing package writes a memory profile once its run is over (after
 	// every test, and TestMain's return): Result.Finished says whether it
@@ -169,7 +176,7 @@ func (r *running) start() error {
 		outR.Close()
 		return err
 	}
-	r.meter = &cpuMeter{pid: r.bin.Process.Pid, inner: r.box != nil}
+	r.meter = &cpuMeter{pid: r.bin.Process.Pid, inner: r.box != nil, written: r.Written}
 	r.first = &firstRun{r: outR, meter: r.meter}
 	r.copied, r.parsed, r.exited = make(chan struct{}), make(chan error, 1), make(chan struct{})
 	go func() {
@@ -359,6 +366,15 @@ func (r *running) overLimit() bool {
 // stop kills what is left of the binary's group and reaps the binary, kills
 // what it started outside its group, and waits for its output.
 func (r *running) stop() {
+	// A sandbox whose init ends the run itself is asked to, and given a
+	// while: it ends what the binary started in other groups and sessions
+	// too.
+	if r.box != nil && r.box.Stop() {
+		select {
+		case <-r.exited:
+		case <-time.After(stopGrace):
+		}
+	}
 	// On Linux while the binary's pid is still taken (it has exited, but
 	// it is not reaped yet): nothing it started in its group outlives it,
 	// and the group cannot be another's.

@@ -3,8 +3,10 @@
 package gotest
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"go/version"
 	"os"
 	"os/exec"
@@ -102,11 +104,15 @@ func TestSpin(t *testing.T) {
 	}
 }
 
-// TestLeaves starts a child that ignores SIGTERM, in a session of its own,
-// records its pid in $PID_FILE and passes.
+// TestLeaves starts a child that ignores SIGTERM, in a session of its own
+// (with an empty environment if $CLEAN_ENV is set: not even the run's
+// token), records its pid in $PID_FILE and passes.
 func TestLeaves(t *testing.T) {
 	child := exec.Command("sh", "-c", "trap '' TERM; sleep 1000")
 	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if os.Getenv("CLEAN_ENV") != "" {
+		child.Env = []string{}
+	}
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +133,19 @@ func TestForge(t *testing.T) {
 
 // TestHoard holds $HOARD MiB of memory, written 32 MiB at a time, for
 // $HOLD (an hour by default): in its heap, or, with $HOARD_IN=memfd, in a
-// memfd that it never maps.
+// memfd that it never maps, or with $HOARD_IN=files, in files of 32 MiB in
+// its working directory.
 func TestHoard(t *testing.T) {
 	mib, _ := strconv.Atoi(os.Getenv("HOARD"))
+	if os.Getenv("HOARD_IN") == "files" {
+		chunk := make([]byte, 32<<20)
+		for written := 0; written < mib; written += 32 {
+			if err := os.WriteFile(fmt.Sprintf("hoard-%d", written), chunk, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Hour)
+	}
 	if os.Getenv("HOARD_IN") == "memfd" {
 		// memfd_create, by its number: the syscall package has none.
 		nr := map[string]uintptr{"amd64": 319, "arm64": 279}[runtime.GOARCH]
@@ -439,11 +455,11 @@ func TestExec_CPULimitStopsABinaryThatSpins(t *testing.T) {
 	if !cpuMetered {
 		t.Skip("a running binary's CPU time is read on Linux only")
 	}
-	for _, isolated := range []bool{false, true} {
-		t.Run(map[bool]string{false: "Direct", true: "Isolated"}[isolated], func(t *testing.T) {
+	for _, tier := range runTiers {
+		t.Run(cmp.Or(string(tier), "direct"), func(t *testing.T) {
 			e := built(t, "TestSpin")
-			if isolated {
-				e.Isolate = fixtureSandbox(t, e)
+			if tier != "" {
+				e.Isolate = fixtureSandbox(t, e, tier)
 			}
 			e.CPULimit, e.Timeout = 300*time.Millisecond, time.Minute
 			res, err := e.Run(t.Context())
@@ -470,11 +486,11 @@ func TestExec_MemoryLimitStopsABinaryThatHoards(t *testing.T) {
 	if !memoryMetered {
 		t.Skip("a running binary's memory is read on Linux only")
 	}
-	for _, isolated := range []bool{false, true} {
-		t.Run(map[bool]string{false: "Direct", true: "Isolated"}[isolated], func(t *testing.T) {
+	for _, tier := range runTiers {
+		t.Run(cmp.Or(string(tier), "direct"), func(t *testing.T) {
 			e := built(t, "TestHoard")
-			if isolated {
-				e.Isolate = fixtureSandbox(t, e)
+			if tier != "" {
+				e.Isolate = fixtureSandbox(t, e, tier)
 			}
 			e.Env = []string{"HOARD=4096"}
 			e.Memory, e.Timeout = 128<<20, time.Minute
@@ -538,11 +554,11 @@ func TestExec_RecordsTheCPUTimeBeforeTheFirstTest(t *testing.T) {
 	if !cpuMetered {
 		t.Skip("a running binary's CPU time is read on Linux only")
 	}
-	for _, isolated := range []bool{false, true} {
-		t.Run(map[bool]string{false: "Direct", true: "Isolated"}[isolated], func(t *testing.T) {
+	for _, tier := range runTiers {
+		t.Run(cmp.Or(string(tier), "direct"), func(t *testing.T) {
 			e := built(t, "TestNap")
-			if isolated {
-				e.Isolate = fixtureSandbox(t, e)
+			if tier != "" {
+				e.Isolate = fixtureSandbox(t, e, tier)
 			}
 			e.Env = []string{"SPIN_AT_INIT=1", "NAP=1s"}
 			res, err := e.Run(t.Context())
@@ -575,14 +591,76 @@ func TestExec_CPULimitLeavesABinaryThatWaits(t *testing.T) {
 	}
 }
 
-// fixtureSandbox returns the sandbox of a run of the fixture's binary, or
-// skips the test where there is none.
-func fixtureSandbox(t *testing.T, e Exec) *sandbox.Spec {
+// runTiers are how a test of every kind of run runs the fixture's binary:
+// directly (""), and in a sandbox of each tier.
+var runTiers = append([]sandbox.Tier{""}, sandbox.Tiers...)
+
+// fixtureSandbox returns the sandbox of tier of a run of the fixture's
+// binary, or skips the test where there is none.
+func fixtureSandbox(t *testing.T, e Exec, tier sandbox.Tier) *sandbox.Spec {
 	t.Helper()
-	sandbox.Need(t, sandbox.Namespaces)
-	spec := sandbox.Default(t.TempDir())
+	sandbox.Need(t, tier)
+	spec := sandbox.Default()
+	spec.Tier = tier
 	spec.ReadOnly = []string{filepath.Dir(e.Binary), e.Dir}
 	return &spec
+}
+
+// With Landlock, which has no private file system, what a binary writes
+// in its own directories (Exec.Written) counts as memory it holds: past
+// its limit it is stopped, as a binary that holds memory is.
+func TestExec_LandlockCountsWhatABinaryWritesAsMemory(t *testing.T) {
+	if !memoryMetered {
+		t.Skip("a running binary's memory is read on Linux only")
+	}
+	e := built(t, "TestHoard")
+	own, err := os.MkdirTemp(fixtureDir, "own-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(own)
+	e.Isolate = fixtureSandbox(t, e, sandbox.Landlock)
+	e.Isolate.Copies, e.Written, e.Dir = []string{own}, []string{own}, own
+	e.Env = []string{"HOARD=512", "HOARD_IN=files"}
+	e.Memory, e.Timeout = 128<<20, time.Minute
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.OverMemory || res.PeakMemory <= e.Memory {
+		t.Fatalf("OverMemory = %v, peak %d MiB; want stopped past %d MiB (in %.1fs)", res.OverMemory, res.PeakMemory>>20, e.Memory>>20, res.Wall)
+	}
+	if n := proc.DiskUsage(own); n > 2*e.Memory {
+		t.Errorf("%d MiB written when it was stopped, want about %d", n>>20, e.Memory>>20)
+	}
+}
+
+// A binary stopped at its limit in a Landlock sandbox leaves nothing
+// running: its init ends what it started in a session of its own too,
+// with no token of the run (which mutate's sweep goes by), before the run
+// returns.
+func TestExec_LandlockEndsWhatAStoppedBinaryStarted(t *testing.T) {
+	e := built(t, "TestLeaves")
+	e.Isolate = fixtureSandbox(t, e, sandbox.Landlock)
+	e.Args = []string{"-test.run=^(TestLeaves|TestHoard)$"} // TestHoard holds nothing, for an hour
+	pidFile := filepath.Join(fixtureDir, fmt.Sprintf("pid-%d", time.Now().UnixNano()))
+	defer os.Remove(pidFile)
+	e.Isolate.Files = []string{pidFile}
+	if err := os.WriteFile(pidFile, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	e.Env = []string{"PID_FILE=" + pidFile, "CLEAN_ENV=1"}
+	e.Timeout = 3 * time.Second
+	res, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if !res.TimedOut {
+		t.Fatalf("Run() timed out %v; want the deadline to stop TestHoard", res.TimedOut)
+	}
+	if pid := readPid(t, pidFile); !proc.Gone(pid, 0) {
+		t.Errorf("the child %d that TestLeaves left in a session of its own still runs", pid)
+	}
 }
 
 func TestExec_CancelledContext(t *testing.T) {
@@ -615,32 +693,40 @@ func TestBuild_MissingPackageIsNotABuildError(t *testing.T) {
 
 // BenchmarkExec_StartToFirstTest measures what a sandbox costs each run of
 // a test binary: the time from Run's call to the first test's start,
-// directly and in a sandbox, as a median over b.N runs (ms-to-first-test)
-// and as the sandbox's ratio to the direct run measured in the same
-// benchmark (isolated/direct). With BENCH_VARIANTS set, also with the
-// host's network, and with the go command's caches overlaid, as every run
-// of mutate's has them (a layer for each, made for each run).
+// directly and in a sandbox of each tier, as a median over b.N runs
+// (ms-to-first-test) and as each sandbox's ratio to the direct run
+// measured in the same benchmark (namespaces/direct, landlock/direct).
+// With BENCH_VARIANTS set, also with the host's network, and with the go
+// command's caches overlaid, as every run of mutate's has them (with
+// namespaces, a layer for each, made for each run).
 func BenchmarkExec_StartToFirstTest(b *testing.B) {
 	direct := median(b, "Direct", nil)
-	sandbox.Need(b, sandbox.Namespaces)
-	spec := sandbox.Default(b.TempDir())
-	isolated := median(b, "Isolated", &spec)
-	if direct > 0 && isolated > 0 {
-		b.Logf("isolated/direct = %.2f (%.1f ms against %.1f ms)", isolated/direct, isolated, direct)
-	}
-	if os.Getenv("BENCH_VARIANTS") != "" {
-		hostNet := spec
-		hostNet.HostNetwork = true
-		median(b, "IsolatedHostNetwork", &hostNet)
-		caches := spec
-		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
-			out, err := exec.Command("go", "env", k).Output()
-			if err != nil {
-				b.Fatal(err)
-			}
-			caches.Overlay = append(caches.Overlay, strings.TrimSpace(string(out)))
+	for _, tier := range sandbox.Tiers {
+		if sandbox.Check(tier) != nil {
+			b.Logf("no %s sandbox here", tier)
+			continue
 		}
-		median(b, "IsolatedGoCaches", &caches)
+		spec := sandbox.Default()
+		spec.Tier = tier
+		name := strings.ToUpper(string(tier[:1])) + string(tier[1:])
+		isolated := median(b, name, &spec)
+		if direct > 0 && isolated > 0 {
+			b.Logf("%s/direct = %.2f (%.1f ms against %.1f ms)", tier, isolated/direct, isolated, direct)
+		}
+		if os.Getenv("BENCH_VARIANTS") != "" {
+			hostNet := spec
+			hostNet.HostNetwork = true
+			median(b, name+"HostNetwork", &hostNet)
+			caches := spec
+			for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+				out, err := exec.Command("go", "env", k).Output()
+				if err != nil {
+					b.Fatal(err)
+				}
+				caches.Overlay = append(caches.Overlay, strings.TrimSpace(string(out)))
+			}
+			median(b, name+"GoCaches", &caches)
+		}
 	}
 }
 

@@ -360,7 +360,7 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 	e := flakyError(p.Target.Rel, res)
 	e.Seen = []string{seen("the whole suite", res), seen("the whole suite, again", again)}
 	e.Flaky = passed(again) || !slices.Equal(again.Failed(), e.Failed)
-	if !e.Flaky && p.isolated && !cfg.Network && len(e.Failed) > 0 {
+	if !e.Flaky && p.tier != "" && !cfg.Network && len(e.Failed) > 0 {
 		// Red in a sandbox: is it for want of the network? Only if the
 		// failing tests, on their own, fail without it and pass with it.
 		alone := []string{runOnly(topLevels(e.Failed))}

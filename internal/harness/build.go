@@ -96,7 +96,7 @@ func keptRoot() string {
 // overlaid is kept; "" if nowhere.
 func (p *prepared) keptPath(files map[string][]byte) string {
 	root := keptRoot()
-	if root == "" || !p.isolated {
+	if root == "" || p.tier == "" {
 		// What a run without sandboxes builds, its tests could replace.
 		return ""
 	}

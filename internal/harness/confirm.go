@@ -13,6 +13,7 @@ import (
 	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/sandbox"
 )
 
 // confirm keeps, of v's failing tests, those whose failure reproduces, and
@@ -476,10 +477,17 @@ func (rs *references) cachedTrust(bin string) map[string]bool {
 	}
 	t := map[string]bool{}
 	if sum := rs.p.bins.sum(bin); sum != "" && !rs.cfg.reduced && !rs.cfg.NoCache {
-		t = cache.LoadTrusted(sum)
+		t = cache.LoadTrusted(trustKey(sum, rs.cfg.tier))
 	}
 	rs.cached[bin] = t
 	return t
+}
+
+// trustKey is the key of the trust that runs of the binary of content sum
+// earned in sandboxes of tier: a test that passes behind one sandbox's
+// walls may fail behind another's (see sandboxKey).
+func trustKey(sum string, tier sandbox.Tier) string {
+	return sum + "-" + strings.ReplaceAll(sandboxKey(tier), " ", "-")
 }
 
 // keepTrust keeps, in the cache, the tests trusted as killers for bin in
@@ -494,7 +502,7 @@ func (rs *references) keepTrust(bin, group string, trusted map[string]bool) {
 		keys = append(keys, group+"\x00"+top)
 	}
 	slices.Sort(keys)
-	cache.StoreTrusted(sum, keys) // a cache it cannot write is no error
+	cache.StoreTrusted(trustKey(sum, rs.cfg.tier), keys) // a cache it cannot write is no error
 }
 
 // known returns the result of bin with args, if it has run to the end

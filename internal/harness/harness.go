@@ -53,6 +53,7 @@ import (
 	"errors"
 	"fmt"
 	"go/version"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,9 +137,10 @@ type Options struct {
 	// beside what every one does (see package sandbox): for a suite that
 	// reads them. Absolute paths.
 	Binds []string
-	// NoSandbox runs test binaries without namespaces (reduced
-	// isolation); without it a run refuses where there are none.
-	NoSandbox bool
+	// Sandbox says what test binaries run in: the strongest sandbox this
+	// host allows (SandboxAuto), a tier of sandbox (a run refuses where
+	// it is not available), or none (SandboxNone: reduced isolation).
+	Sandbox Sandbox
 
 	// Blind runs tests that must not learn which mutant runs: a
 	// learner's, graded against chaffs and wheats. Every mutant then gets
@@ -181,8 +183,13 @@ type Options struct {
 	// ends when Run starts. Zero: from Run's start.
 	Started time.Time
 
-	// reduced says that test binaries run without a sandbox: set by Run
-	// (see resolveIsolation).
+	// tier is the tier of the sandboxes that test binaries run in, ""
+	// if none: set by Run (see resolveIsolation).
+	tier sandbox.Tier
+	// forced is the tier that Sandbox asks for, where it is not
+	// available: the cache may answer with its runs alone.
+	forced sandbox.Tier
+	// reduced says that test binaries run without a sandbox (SandboxNone).
 	reduced bool
 	// unsandboxed says why test binaries cannot run in sandboxes here, ""
 	// if they can: a run answered from the cache needs none, and one that
@@ -257,7 +264,7 @@ type prepared struct {
 	test2json string            // the test2json program; "": the converter in this program
 	goEnv     map[string]string // go env: goEnvNames
 	tree      *fingerprint      // the module's files before anything ran
-	isolated  bool              // test binaries run in sandboxes of their own
+	tier      sandbox.Tier      // of the sandboxes test binaries run in; "" for none
 	// memory is the memory limit of a run of a test binary, in bytes (0:
 	// none): before the baseline, a ceiling; after, derived from its
 	// peak (see memoryLimit).
@@ -270,7 +277,7 @@ type prepared struct {
 // prepare readies the mutants of u, applied, to run with cfg.
 func prepare(ctx context.Context, u *exercise.Unit, cfg config) (*prepared, error) {
 	p := &prepared{Target: u.Target, tester: cmp.Or(cfg.tester, u.Target), Package: u.Source, Applied: u.Applied, bins: &binaries{},
-		isolated: !cfg.reduced, memory: baselineMemory(cfg.Options)}
+		tier: cfg.tier, memory: baselineMemory(cfg.Options)}
 	env, err := gotest.Env(ctx, "", goEnvNames...)
 	if err != nil {
 		return nil, err
@@ -315,7 +322,7 @@ func (p *prepared) setUp(ctx context.Context, cfg config) error {
 	if version.Lang(p.goEnv["GOVERSION"]) != test2json.GoVersion {
 		wg.Go(func() {
 			find := func() (string, error) { return gotest.Test2JSON(ctx, "") }
-			if !p.isolated {
+			if cfg.reduced {
 				p.test2json, t2jErr = find() // the cache is not written (see guardCache)
 				return
 			}
@@ -396,31 +403,88 @@ func (bs *binaries) changed(reread bool) []string {
 	return names
 }
 
-// sandboxAvailable says whether test binaries can run in sandboxes here;
-// a variable for tests.
-var sandboxAvailable = func() (bool, string) {
-	if err := sandbox.Check(sandbox.Namespaces); err != nil {
-		return false, err.Error()
+// Sandbox is what test binaries run in: a tier of package sandbox, the
+// strongest the host allows, or none.
+type Sandbox string
+
+// The sandboxes of a run.
+const (
+	SandboxAuto       Sandbox = ""                          // the strongest tier the host allows
+	SandboxNamespaces Sandbox = Sandbox(sandbox.Namespaces) // namespaces, or refuse
+	SandboxLandlock   Sandbox = Sandbox(sandbox.Landlock)   // Landlock, or refuse
+	SandboxNone       Sandbox = "none"                      // none: reduced isolation
+)
+
+// ParseSandbox returns the sandbox named s: auto, namespaces, landlock or
+// none.
+func ParseSandbox(s string) (Sandbox, error) {
+	switch s {
+	case "auto":
+		return SandboxAuto, nil
+	case string(SandboxNamespaces), string(SandboxLandlock), string(SandboxNone):
+		return Sandbox(s), nil
 	}
-	return true, ""
+	return "", fmt.Errorf("unknown sandbox %q: want auto, namespaces, landlock or none", s)
 }
 
-// resolveIsolation decides, once for a run, whether its test binaries run
-// in sandboxes: they do unless opt.NoSandbox says otherwise. Where there
-// are none, a run answered from the cache still is (it runs nothing), and
-// one that must run a test binary refuses (see mayRun). A run without
-// sandboxes says so, and keeps the cache out of the tests' reach as far
-// as it can (see guardCache).
+// checkSandbox says whether test binaries can run in sandboxes of a tier
+// here (nil), or why not; a variable for tests.
+var checkSandbox = sandbox.Check
+
+// resolveIsolation decides, once for a run, what its test binaries run
+// in: the tier opt.Sandbox names, or with SandboxAuto the strongest that
+// this host allows, saying so when it is not namespaces, and what the
+// run lacks then. Where there is none, a run answered from the cache
+// still is (it runs nothing), and one that must run a test binary refuses
+// (see mayRun). A run without sandboxes (SandboxNone) says so, and keeps
+// the cache out of the tests' reach as far as it can (see guardCache).
 func resolveIsolation(opt *Options) error {
-	if opt.NoSandbox {
+	tiers := sandbox.Tiers
+	switch opt.Sandbox {
+	case SandboxNone:
 		opt.reduced = true
-		opt.Progress.Printf("isolation reduced (-no-sandbox): test binaries run without namespaces, as you, with your network. Each runs in a private copy of its package, with a HOME and TMPDIR of its own, and is killed with its process group; the source tree is checked after every run; nothing is cached. But a test can do what you can: write elsewhere (/tmp, the caches), see and signal other processes")
+		opt.Progress.Printf("isolation reduced (-sandbox=none): test binaries run without a sandbox, as you, with your network. Each runs in a private copy of its package, with a HOME and TMPDIR of its own, and is killed with its process group; the source tree is checked after every run; nothing is cached. But a test can do what you can: write elsewhere (/tmp, the caches), see and signal other processes")
 		return nil
+	case SandboxNamespaces, SandboxLandlock:
+		tiers = []sandbox.Tier{sandbox.Tier(opt.Sandbox)}
+	case SandboxAuto:
+	default:
+		_, err := ParseSandbox(string(opt.Sandbox))
+		return err
 	}
-	if ok, why := sandboxAvailable(); !ok {
-		opt.unsandboxed = why
+	var refused []string
+	for _, tier := range tiers {
+		err := checkSandbox(tier)
+		if err == nil {
+			opt.tier = tier
+			break
+		}
+		refused = append(refused, fmt.Sprintf("%s: %v", tier, err))
+	}
+	switch {
+	case opt.tier == "":
+		opt.unsandboxed = strings.Join(refused, "; ")
+		if opt.Sandbox != SandboxAuto {
+			opt.forced = sandbox.Tier(opt.Sandbox)
+		}
+	case opt.tier == sandbox.Landlock:
+		why := ""
+		if len(refused) > 0 {
+			why = fmt.Sprintf(", as %s", strings.Join(refused, "; "))
+		}
+		opt.Progress.Printf("test binaries run in Landlock sandboxes (ABI %d)%s. %s", sandbox.LandlockABI(), why, landlockLacks())
 	}
 	return nil
+}
+
+// landlockLacks says what a Landlock sandbox on this host lacks: what
+// namespaces would add, and the walls its kernel has not.
+func landlockLacks() string {
+	s := "Unlike namespaces, they give a test no /tmp or /dev/shm (its TMPDIR is its own), no network, not even a loopback one (-network gives it yours), no unix socket of the host's, no System V IPC and no terminal"
+	if gaps := sandbox.LandlockGaps(sandbox.LandlockABI(), os.Geteuid() == 0); len(gaps) > 0 {
+		s += "; and on this kernel " + strings.Join(gaps, "; ")
+	}
+	return s + " (docs/internals.md, Isolation)"
 }
 
 // ErrNoSandbox is what the error of a run that had to run a test binary
@@ -433,7 +497,7 @@ func (o *Options) mayRun() error {
 	if o.unsandboxed == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: %s; nothing cached answers this run. -no-sandbox runs them without (reduced isolation: a test can then do what you can, see docs/internals.md); or run where there are namespaces, and use the results here (check -results)", ErrNoSandbox, o.unsandboxed)
+	return fmt.Errorf("%w (%s); nothing cached answers this run. Namespaces need user namespaces that may mount (Ubuntu 24.04 refuses them: sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that allows them; Docker's default seccomp profile refuses them); Landlock needs Linux 5.13 or newer with landlock among its security modules (lsm=). Where only your own code runs, -sandbox=none runs them without (reduced isolation: a test can then do what you can, see docs/internals.md); or run where there are sandboxes, and use the results here (check -results)", ErrNoSandbox, o.unsandboxed)
 }
 
 // checkTree returns an error if the module's files changed since setUp;

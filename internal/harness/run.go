@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/progress"
+	"github.com/fencelab/fencelab/internal/sandbox"
 	"github.com/fencelab/fencelab/internal/text"
 
 	"github.com/fencelab/fencelab/internal/mutation"
@@ -30,6 +32,9 @@ var ErrInterrupted = errors.New("interrupted; temporary files removed, the sourc
 func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) {
 	keys := p.keys(ctx, cfg)
 	results, missing, prior := p.cached(cfg, keys.runs)
+	if len(missing) > 0 {
+		results, missing, prior = p.cachedElsewhere(cfg, keys, results, missing, prior)
+	}
 	if len(missing) == 0 {
 		cfg.Progress.Printf("results from the cache: the sources, tests and mutants are unchanged since they ran (-no-cache runs again)")
 		return p.answered(cfg, prior, results, nil, true)
@@ -214,15 +219,19 @@ func interrupted(ctx context.Context, err error) error {
 
 // treeKeys are the cache keys of the tree of the target: with the settings
 // of cfg's runs of mutants, and of its baseline alone; "" when the cache
-// cannot be used. Both come from one look at the tree, in.
+// cannot be used. All come from one look at the tree, in.
 type treeKeys struct {
 	in             cache.Inputs
 	runs, baseline string
+	// others are the keys of the runs with the same settings in
+	// sandboxes of the other tiers (those of every tier, when none is
+	// available here).
+	others map[sandbox.Tier]string
 }
 
 // keys returns the cache keys of the tree of the target as it is now.
 func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
-	if !p.isolated {
+	if cfg.reduced {
 		return treeKeys{} // what runs without sandboxes decides is not kept
 	}
 	// go list's answer for the tester tells the packages whose files are
@@ -239,11 +248,57 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 }
 
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
-	k := treeKeys{in: in, baseline: in.Key()}
-	in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE),
-		"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network), "binds": strings.Join(cfg.Binds, "\x00")}
-	k.runs = in.Key()
+	k := treeKeys{in: in, baseline: in.Key(), others: map[sandbox.Tier]string{}}
+	for _, tier := range sandbox.Tiers {
+		in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE),
+			"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network), "binds": strings.Join(cfg.Binds, "\x00"),
+			"sandbox": sandboxKey(tier)}
+		if tier == cmp.Or(cfg.tier, cfg.forced) {
+			k.runs = in.Key()
+		} else {
+			k.others[tier] = in.Key()
+		}
+	}
 	return k
+}
+
+// sandboxKey is what the cache's key holds of the sandboxes a run's test
+// binaries run in: verdicts reached in sandboxes of different walls are
+// kept apart, as a test may pass behind one and fail behind the other.
+// Namespaces give it a private /tmp and a loopback network, Landlock
+// neither; and Landlock's walls grow with its ABI (a unix socket of the
+// run's own, from ABI 9).
+func sandboxKey(tier sandbox.Tier) string {
+	if tier == sandbox.Landlock {
+		return fmt.Sprintf("%s abi %d", tier, sandbox.LandlockABI())
+	}
+	return string(tier)
+}
+
+// cachedElsewhere returns what the cache holds for the tree of keys from
+// runs in sandboxes of another tier, when it holds every mutant: the
+// results, when none can be made here and the run did not ask for a tier
+// (they need none to be read); otherwise what cached found (results,
+// missing, prior), saying why a run in sandboxes of another tier does not
+// answer this one.
+func (p *prepared) cachedElsewhere(cfg config, keys treeKeys, results []report.Mutant, missing []int, prior *report.Report) ([]report.Mutant, []int, *report.Report) {
+	for _, tier := range sandbox.Tiers {
+		key, ok := keys.others[tier]
+		if !ok {
+			continue
+		}
+		r, m, pr := p.cached(cfg, key)
+		if len(m) > 0 {
+			continue
+		}
+		if cfg.tier == "" && cfg.forced == "" {
+			cfg.Progress.Printf("results of %s sandboxes, from the cache: none can be made here, and none is needed to read them", tier)
+			return r, m, pr
+		}
+		cfg.Progress.Printf("the cache holds these results from %s sandboxes, which this run in %s sandboxes does not take: their walls differ, and a verdict may too (docs/internals.md, The cache)", tier, cmp.Or(cfg.tier, cfg.forced))
+		break
+	}
+	return results, missing, prior
 }
 
 // cached returns the result of each of p's mutants that the cache holds

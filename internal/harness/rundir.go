@@ -28,7 +28,7 @@ type runDir struct {
 // runs in it (the baseline, a mutant, a confirmation).
 func (p *prepared) newRunDir() (*runDir, error) {
 	runs := filepath.Join(p.tmp, "runs")
-	if err := os.MkdirAll(runs, 0o755); err != nil {
+	if err := os.MkdirAll(runs, 0o711); err != nil { // passed through, never listed, as the scratch directory
 		return nil, err
 	}
 	dir, err := os.MkdirTemp(runs, "")

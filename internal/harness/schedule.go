@@ -15,6 +15,7 @@ import (
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/sandbox"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
@@ -198,6 +199,21 @@ func dropped(b *Baseline, a *mutation.Applied) bool {
 	return invalid && a.Mutant.Generated()
 }
 
+// isolationOf returns the isolation of runs in sandboxes of tier ("":
+// none).
+func isolationOf(tier sandbox.Tier) report.Isolation {
+	return map[sandbox.Tier]report.Isolation{sandbox.Namespaces: report.IsolationNamespaces, sandbox.Landlock: report.IsolationLandlock, "": report.IsolationReduced}[tier]
+}
+
+// landlockABIOf returns the Landlock ABI of runs in sandboxes of tier: 0
+// unless Landlock's.
+func landlockABIOf(tier sandbox.Tier) int {
+	if tier != sandbox.Landlock {
+		return 0
+	}
+	return sandbox.LandlockABI()
+}
+
 // newReport returns the report of the results of p's mutants.
 func newReport(cfg config, p *prepared, b *Baseline, results []report.Mutant, limit time.Duration) *report.Report {
 	return &report.Report{
@@ -208,7 +224,8 @@ func newReport(cfg config, p *prepared, b *Baseline, results []report.Mutant, li
 		Jobs:        max(cfg.Jobs, 1),
 		Limit:       limit.Seconds(),
 		MemoryLimit: p.memory,
-		Isolation:   map[bool]report.Isolation{true: report.IsolationFull, false: report.IsolationReduced}[p.isolated],
+		Isolation:   isolationOf(p.tier),
+		LandlockABI: landlockABIOf(p.tier),
 		Binds:       cfg.Binds,
 		Baseline:    report.Baseline{Tests: len(b.Result.Tests), Seconds: b.Wall.Seconds(), TestNames: b.Result.Names()},
 		Mutants:     results,

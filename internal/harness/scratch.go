@@ -26,6 +26,12 @@ func newScratch() (*scratch, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A Landlock sandbox's user of its own (when root runs mutate) passes
+	// through it to its run directory; no other user may list it.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		os.RemoveAll(dir)

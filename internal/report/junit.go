@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -60,6 +61,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junitSuite{Name: "mutate " + r.Package, Tests: len(r.Mutants), Time: seconds(r.Seconds)}
 	if r.Isolation != "" {
 		suite.Properties = &junitProperties{[]junitProperty{{Name: "isolation", Value: string(r.Isolation)}}}
+		if r.LandlockABI > 0 {
+			suite.Properties.Property = append(suite.Properties.Property, junitProperty{Name: "landlock_abi", Value: strconv.Itoa(r.LandlockABI)})
+		}
 		if len(r.Binds) > 0 {
 			suite.Properties.Property = append(suite.Properties.Property, junitProperty{Name: "binds", Value: strings.Join(r.Binds, " ")})
 		}

@@ -91,6 +91,7 @@ func Join(pattern string, parts []*Report) *Report {
 		out.Seconds += p.Seconds
 		out.Limit, out.MemoryLimit = max(out.Limit, p.Limit), max(out.MemoryLimit, p.MemoryLimit)
 		out.Isolation = out.Isolation.join(p.Isolation)
+		out.LandlockABI = joinABI(out.LandlockABI, p.LandlockABI)
 		out.Binds = joinBinds(out.Binds, p.Binds)
 		out.Module, out.GoVersion, out.Mode, out.Jobs = p.Module, p.GoVersion, p.Mode, p.Jobs
 		out.Cached = p.Cached && (out.Cached || len(out.Packages) == 1)
@@ -211,6 +212,7 @@ func (r *Report) addShard(s *Report) {
 	r.Seconds = max(r.Seconds, s.Seconds)
 	r.Limit, r.MemoryLimit = max(r.Limit, s.Limit), max(r.MemoryLimit, s.MemoryLimit)
 	r.Isolation = r.Isolation.join(s.Isolation)
+	r.LandlockABI = joinABI(r.LandlockABI, s.LandlockABI)
 	r.Binds = joinBinds(r.Binds, s.Binds)
 	r.Cached = r.Cached && s.Cached
 	r.TCE = r.TCE.add(s.TCE)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/mutation"
@@ -32,9 +33,13 @@ type Report struct {
 	// MemoryLimit is what a test binary could hold in memory, in bytes;
 	// 0 for no limit (another system than Linux, or -memory off).
 	MemoryLimit int64
-	// Isolation says how the test binaries ran: IsolationFull, in
-	// sandboxes of their own, or IsolationReduced, without (-no-sandbox).
+	// Isolation says how the test binaries ran: in sandboxes of their
+	// own, of namespaces or of Landlock, or without (IsolationReduced).
 	Isolation Isolation
+	// LandlockABI is the version of Landlock's ABI that the kernel of a
+	// run in Landlock sandboxes offered: which walls they had (see
+	// sandbox.LandlockGaps). 0 for another isolation.
+	LandlockABI int
 	// Binds are the host's directories that each sandbox held, read-only,
 	// beside what every one does (-bind).
 	Binds    []string
@@ -73,22 +78,40 @@ type Report struct {
 	Interrupted bool
 }
 
-// Isolation is how a run's test binaries ran.
+// Isolation is how a run's test binaries ran: the tier of the sandboxes
+// they ran in, or none.
 type Isolation string
 
-// Isolations of a run.
+// Isolations of a run, strongest first.
 const (
-	IsolationFull    Isolation = "full"    // in sandboxes of their own
-	IsolationReduced Isolation = "reduced" // without (-no-sandbox): as the user
+	IsolationNamespaces Isolation = "namespaces" // in sandboxes of namespaces
+	IsolationLandlock   Isolation = "landlock"   // in sandboxes of Landlock
+	IsolationReduced    Isolation = "reduced"    // without (-sandbox=none): as the user
 )
 
+// isolationFull is what version 2 of the JSON form called namespaces,
+// then the only sandboxes.
+const isolationFull = "full"
+
+// isolations are the isolations, strongest first.
+var isolations = []Isolation{IsolationNamespaces, IsolationLandlock, IsolationReduced}
+
 // join returns the isolation of a run of two parts that ran with i and
-// o: reduced if either was.
+// o: the weaker.
 func (i Isolation) join(o Isolation) Isolation {
-	if i == IsolationReduced || o == IsolationReduced {
-		return IsolationReduced
+	if i == "" || o == "" {
+		return cmp.Or(i, o)
 	}
-	return cmp.Or(i, o)
+	return isolations[max(slices.Index(isolations, i), slices.Index(isolations, o))]
+}
+
+// joinABI returns the Landlock ABI of a run of two parts whose Landlock
+// sandboxes ran on kernels of ABI a and b (0: none): the older.
+func joinABI(a, b int) int {
+	if a == 0 || b == 0 {
+		return max(a, b)
+	}
+	return min(a, b)
 }
 
 // NotRun is a package of a run of a pattern that gave no result.

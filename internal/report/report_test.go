@@ -234,7 +234,7 @@ func TestReadFile_VersionsItReads(t *testing.T) {
 	for _, tc := range []struct {
 		version any
 		ok      bool
-	}{{nil, true}, {1, true}, {Version, true}, {Version + 1, false}} {
+	}{{nil, true}, {1, true}, {2, true}, {Version, true}, {Version + 1, false}} {
 		if tc.version == nil {
 			delete(doc, "version")
 		} else {
@@ -252,6 +252,85 @@ func TestReadFile_VersionsItReads(t *testing.T) {
 		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "a newer mutate wrote it")) {
 			t.Errorf("ReadFile(version %v) error = %v, want it refused", tc.version, err)
 		}
+	}
+}
+
+// Version 2 called the sandboxes of namespaces, then the only ones, full:
+// a report of it reads as namespaces.
+func TestReadFile_Version2sFullIsNamespaces(t *testing.T) {
+	for _, tc := range []struct {
+		version   int
+		isolation string
+		want      Isolation
+	}{{2, "full", IsolationNamespaces}, {2, "reduced", IsolationReduced}, {3, "landlock", IsolationLandlock}} {
+		data, err := json.Marshal(sample())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["version"], doc["isolation"] = tc.version, tc.isolation
+		data, _ = json.Marshal(doc)
+		var r Report
+		if err := json.Unmarshal(data, &r); err != nil || r.Isolation != tc.want {
+			t.Errorf("version %d, isolation %q: read %q, %v; want %q", tc.version, tc.isolation, r.Isolation, err, tc.want)
+		}
+	}
+}
+
+// Every output says what the test binaries ran in: the tier of their
+// sandboxes, and Landlock's ABI; a run of parts, the weakest of theirs.
+func TestOutputsNameTheSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		isolation Isolation
+		abi       int
+		text      string
+	}{
+		{IsolationNamespaces, 0, "; in sandboxes of namespaces\n"},
+		{IsolationLandlock, 7, "; in sandboxes of Landlock (ABI 7)\n"},
+		{IsolationReduced, 0, "\nisolation reduced (-sandbox=none): the test binaries ran without sandboxes, as you; nothing was cached\n"},
+	} {
+		r := sample()
+		r.Isolation, r.LandlockABI = tc.isolation, tc.abi
+		var text, junit bytes.Buffer
+		if err := r.WriteText(&text, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), tc.text) {
+			t.Errorf("%s: text\n%s\nwant %q", tc.isolation, text.String(), tc.text)
+		}
+		if err := r.WriteJUnit(&junit); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{`<property name="isolation" value="` + string(tc.isolation) + `"></property>`}
+		if tc.abi > 0 {
+			want = append(want, `<property name="landlock_abi" value="7"></property>`)
+		}
+		for _, w := range want {
+			if !strings.Contains(junit.String(), w) {
+				t.Errorf("%s: JUnit\n%s\nwant %s", tc.isolation, junit.String(), w)
+			}
+		}
+		if tc.abi == 0 && strings.Contains(junit.String(), "landlock_abi") {
+			t.Errorf("%s: JUnit names a Landlock ABI", tc.isolation)
+		}
+		s := r.Stryker(sampleSources())
+		if s.Config["isolation"] != tc.isolation || tc.abi > 0 && s.Config["landlock_abi"] != tc.abi {
+			t.Errorf("%s: Stryker's config %v, want the isolation and the ABI", tc.isolation, s.Config)
+		}
+	}
+	parts := []*Report{sample(), sample(), sample()}
+	parts[0].Isolation = IsolationNamespaces
+	parts[1].Isolation, parts[1].LandlockABI = IsolationLandlock, 9
+	parts[2].Isolation, parts[2].LandlockABI = IsolationLandlock, 6
+	if j := Join("./...", parts); j.Isolation != IsolationLandlock || j.LandlockABI != 6 {
+		t.Errorf("Join: isolation %s, ABI %d; want landlock, 6: the weakest", j.Isolation, j.LandlockABI)
+	}
+	parts[1].Isolation = IsolationReduced
+	if j := Join("./...", parts); j.Isolation != IsolationReduced {
+		t.Errorf("Join: isolation %s; want reduced", j.Isolation)
 	}
 }
 

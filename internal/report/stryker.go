@@ -128,6 +128,9 @@ func (r *Report) Stryker(src Sources) *Stryker {
 	if r.Isolation != "" {
 		s.Config["isolation"] = r.Isolation
 	}
+	if r.LandlockABI > 0 {
+		s.Config["landlock_abi"] = r.LandlockABI
+	}
 	if len(r.Binds) > 0 {
 		s.Config["binds"] = r.Binds
 	}

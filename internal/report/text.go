@@ -42,9 +42,9 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	if r.Cached {
 		cached = " (results from the cache: the sources, tests and mutants are unchanged)"
 	}
-	fmt.Fprintf(b, "baseline %s: %s passed in %.1fs; limit per mutant %.1fs%s\n", r.Package, text.Count(r.Baseline.Tests, "test", "tests"), r.Baseline.Seconds, r.Limit, cached)
+	fmt.Fprintf(b, "baseline %s: %s passed in %.1fs; limit per mutant %.1fs%s%s\n", r.Package, text.Count(r.Baseline.Tests, "test", "tests"), r.Baseline.Seconds, r.Limit, r.sandboxes(), cached)
 	if r.Isolation == IsolationReduced {
-		b.WriteString("isolation reduced (-no-sandbox): the test binaries ran without sandboxes, as you; nothing was cached\n")
+		b.WriteString("isolation reduced (-sandbox=none): the test binaries ran without sandboxes, as you; nothing was cached\n")
 	}
 	if len(r.Binds) > 0 {
 		fmt.Fprintf(b, "each sandbox held, read-only (-bind): %s\n", strings.Join(r.Binds, ", "))
@@ -53,6 +53,18 @@ func (r *Report) writeHeader(b *strings.Builder) {
 		fmt.Fprintf(b, "flaky with no mutant (passed and failed when run alone; their failures are never kills): %s\n", strings.Join(r.FlakyTests, ", "))
 	}
 	b.WriteString("\n")
+}
+
+// sandboxes says, after the baseline's line, what the test binaries ran
+// in: "" without sandboxes, which a line of its own says.
+func (r *Report) sandboxes() string {
+	switch r.Isolation {
+	case IsolationNamespaces:
+		return "; in sandboxes of namespaces"
+	case IsolationLandlock:
+		return fmt.Sprintf("; in sandboxes of Landlock (ABI %d)", r.LandlockABI)
+	}
+	return ""
 }
 
 // writeMatrix writes the table: a row per mutant, with the number of

@@ -9,9 +9,10 @@ import (
 
 // Version is the version of the JSON form of a report, what mutate run
 // -json prints, check -results and merge read, and the cache keeps. A
-// reader takes its own version and the one before it (1, which had no
-// version field and no contract, rationale or seed), and refuses others.
-const Version = 2
+// reader takes its own version and those before it (1, which had no
+// version field and no contract, rationale or seed; 2, whose isolation
+// "full" is namespaces, then the only sandboxes), and refuses others.
+const Version = 3
 
 // jsonReport is the JSON form of a Report: its wire format, converted in
 // one place (MarshalJSON, UnmarshalJSON).
@@ -27,6 +28,7 @@ type jsonReport struct {
 	Limit       float64   `json:"timeout_seconds"`
 	MemoryLimit int64     `json:"memory_limit_bytes,omitempty"`
 	Isolation   string    `json:"isolation,omitempty"`
+	LandlockABI int       `json:"landlock_abi,omitempty"`
 	Binds       []string  `json:"binds,omitempty"`
 	Baseline    Baseline  `json:"baseline"`
 	Mutants     []Mutant  `json:"mutants"`
@@ -98,6 +100,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Limit:       r.Limit,
 		MemoryLimit: r.MemoryLimit,
 		Isolation:   string(r.Isolation),
+		LandlockABI: r.LandlockABI,
 		Binds:       r.Binds,
 		Baseline:    r.Baseline,
 		Mutants:     r.Mutants,
@@ -122,8 +125,11 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	if w.Version != 0 && w.Version != 1 && w.Version != Version {
+	if w.Version < 0 || w.Version > Version {
 		return fmt.Errorf("a report of version %d; this mutate reads versions 1 to %d (a newer mutate wrote it?)", w.Version, Version)
+	}
+	if w.Isolation == isolationFull {
+		w.Isolation = string(IsolationNamespaces)
 	}
 	*r = Report{
 		Module:      w.Module,
@@ -136,6 +142,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Limit:       w.Limit,
 		MemoryLimit: w.MemoryLimit,
 		Isolation:   Isolation(w.Isolation),
+		LandlockABI: w.LandlockABI,
 		Binds:       w.Binds,
 		Baseline:    w.Baseline,
 		Mutants:     w.Mutants,

@@ -109,6 +109,11 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 				return Status{}, fmt.Errorf("give %s to the sandbox's user: %w", path, err)
 			}
 		}
+		for _, path := range []string{req.Dir, filepath.Dir(req.Path)} {
+			if err := reachable(path, u); err != nil {
+				return Status{}, err
+			}
+		}
 	} else if !req.Root {
 		// The kernel counts an ordinary user's tasks as one: the run may
 		// have MaxTasks more than the user has now.
@@ -213,17 +218,24 @@ func dropBoundingSet() error {
 	return nil
 }
 
-// devices are read and written, with no ioctl but the harmless ones.
-// system, the listed files of /etc, spec's ReadOnly and Overlay are read
-// and executed; spec's Writable, Own and Copies are read, written and
+// landlockRules returns the rules of a Landlock sandbox of spec: devices
+// are read and written, with no ioctl but the harmless ones; system, the
+// listed files of /etc, /proc, spec's ReadOnly and Overlay are read and
+// executed; spec's Writable, Own and Copies are read, written and
 // executed, and files may move between them; spec's Files are read and
 // written. No TCP port is bound or connected to (unless the host's network
 // is the run's), and the run's signals and abstract unix sockets reach
-// only its own processes. Nothing else: not /proc, /sys, /tmp, /run, /var,
-// the home directories, the host's users. A probe may run the init's own
-// program.
+// only its own processes. Nothing else: not /sys, /tmp, /dev/shm, /run,
+// /var, the home directories, the host's users. A probe may run the init's
+// own program.
+//
+// /proc is read as a test reads its own (/proc/self/fd, to count its
+// descriptors): of another process, Landlock lets it read what anyone
+// may (its command line, its status), not what the kernel guards as it
+// guards tracing (its environment, memory, descriptors, maps), since it
+// may trace no process outside the run.
 func landlockRules(spec Spec, probe bool) ([]landlock.Rule, error) {
-	var readable []string
+	readable := []string{"/proc"}
 	for _, d := range system {
 		readable = append(readable, d.path)
 	}
@@ -332,6 +344,38 @@ func ownUser(root bool) user {
 		return user{uid: id, gid: id, own: true}
 	}
 	return me
+}
+
+// reachable returns an error unless u, with no supplementary group, may
+// pass through every directory above path, and path itself: a user of
+// the run's own reaches what anyone may.
+func reachable(path string, u user) error {
+	if !filepath.IsAbs(path) || strings.HasPrefix(path, "/proc/") {
+		return nil
+	}
+	for dir := path; ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil
+		}
+		search := uint32(0o001)
+		switch {
+		case int(st.Uid) == u.uid:
+			search = 0o100
+		case int(st.Gid) == u.gid:
+			search = 0o010
+		}
+		if fi.IsDir() && st.Mode&search == 0 {
+			return fmt.Errorf("the sandbox's user of its own cannot reach %s: %s is closed to other users (it needs o+x)", path, dir)
+		}
+		if dir == "/" {
+			return nil
+		}
+	}
 }
 
 // idRange is a range of ids that a user namespace maps: [first, first+count).

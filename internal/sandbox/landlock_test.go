@@ -17,8 +17,8 @@ import (
 
 // A Landlock sandbox's program writes its own directories and files and
 // nothing else; it reads the system's directories, the files of /etc a
-// program needs and what it is given, and nothing else of the host's,
-// not even to list it: not /tmp, /proc or /sys, the home directories,
+// program needs, /proc and what it is given, and nothing else of the
+// host's, not even to list it: not /tmp or /sys, the home directories,
 // /run or /var, the host's users.
 func TestLandlock_FilesBeyondItsOwnAreOutOfReach(t *testing.T) {
 	own, home, other := ownDir(t), ownDir(t), ownDir(t)
@@ -56,8 +56,11 @@ func TestLandlock_FilesBeyondItsOwnAreOutOfReach(t *testing.T) {
 	if out, _ := run(t, spec, "ls", "/usr"); !strings.Contains(out, "bin") {
 		t.Errorf("listing /usr: %s, want its directories", out)
 	}
+	if out, _ := run(t, spec, "open", "r:/proc/self/status,r:/proc/self/fd"); out != "/proc/self/status opened\n/proc/self/fd opened" {
+		t.Errorf("its own /proc: %q, want it read", out)
+	}
 	var tried []string
-	for _, p := range []string{"r:" + secret, "r:" + other, "r:/etc/passwd", "r:/etc/shadow", "r:/proc/self/status", "r:/proc/1/environ", "r:/sys/kernel/mm/transparent_hugepage/enabled",
+	for _, p := range []string{"r:" + secret, "r:" + other, "r:/etc/passwd", "r:/etc/shadow", "w:/proc/sys/kernel/domainname", "r:/sys/kernel/mm/transparent_hugepage/enabled",
 		"r:/root", "r:/home", "r:/run", "r:/var", "r:/tmp", "w:/dev/kmsg", "w:/dev/tty"} {
 		if _, err := os.Stat(p[2:]); err == nil {
 			tried = append(tried, p)
@@ -186,6 +189,27 @@ func TestLandlock_UnixSocketsOfTheHostAreOutOfReach(t *testing.T) {
 	}
 	if out, _ := run(t, spec, "dial-abstract", name); !strings.Contains(out, "operation not permitted") {
 		t.Errorf("dialing @%s: %q, want operation not permitted", name, out)
+	}
+}
+
+// Of another process's /proc, the program reads what anyone may (its
+// command line), not what the kernel guards as it guards tracing: its
+// environment, memory and descriptors. Not the init's, not the process
+// that started the sandbox, not another of the user's.
+func TestLandlock_AnotherProcessesEnvironmentAndMemoryAreOutOfReach(t *testing.T) {
+	victim := exec.Command("sleep", "1000")
+	victim.Env = []string{"SECRET=the host's"}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Process.Kill()
+	spec := inLandlock(Default(ownDir(t)))
+	for _, pid := range []int{victim.Process.Pid, os.Getpid()} {
+		dir := "/proc/" + strconv.Itoa(pid)
+		out, _ := run(t, spec, "open", "r:"+dir+"/cmdline,r:"+dir+"/environ,r:"+dir+"/mem,r:"+dir+"/fd/1,r:"+dir+"/maps")
+		if want := dir + "/cmdline opened\n" + dir + "/environ refused\n" + dir + "/mem refused\n" + dir + "/fd/1 refused\n" + dir + "/maps refused"; out != want {
+			t.Errorf("the /proc of pid %d: %q, want %q", pid, out, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +16,8 @@ import (
 	"syscall"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
-	"golang.org/x/sys/unix"
-
 	"github.com/fencelab/fencelab/internal/proc"
+	"golang.org/x/sys/unix"
 )
 
 // Cmd is a program to run in a sandbox: exec.Cmd starts its init, whose
@@ -114,12 +114,15 @@ func (c *Cmd) Started() {
 }
 
 // Stop asks the init to end the program and everything it started, and
-// to report. With namespaces it does nothing: killing the init's process
-// group ends its PID namespace, and everything in it.
-func (c *Cmd) Stop() {
-	if c.stop != nil {
-		c.stop.Close()
+// to report, and says whether it will: with namespaces it does nothing
+// (false), as killing the init's process group ends its PID namespace,
+// and everything in it.
+func (c *Cmd) Stop() bool {
+	if c.stop == nil {
+		return false
 	}
+	c.stop.Close()
+	return true
 }
 
 // Status returns how the program ended, once the init has exited; an
@@ -397,29 +400,24 @@ var checks = map[Tier]func() error{
 	Landlock:   sync.OnceValue(func() error { return probe(Landlock) }),
 }
 
-// probe starts, in a sandbox of tier, a program that exits at once.
+// probe starts, in a sandbox of tier, a program that exits at once, in
+// the root directory, where any user may be.
 func probe(tier Tier) error {
 	if tier == Landlock && LandlockABI() < 1 {
 		return errNoLandlock
 	}
-	dir, err := os.MkdirTemp("", "sandbox-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	spec := Default(dir)
+	spec := Default()
 	spec.Tier = tier
-	c, err := Command(spec, dir, os.Environ(), "")
+	c, err := Command(spec, "/", os.Environ(), "")
 	if err != nil {
 		return err
 	}
-	out, _ := os.Create(filepath.Join(dir, "out"))
-	c.Stdout, c.Stderr = out, out
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
 	err = c.Start()
 	if err == nil {
 		c.Wait()
 	}
-	out.Close()
 	if err != nil {
 		if tier == Landlock {
 			return fmt.Errorf("cannot start a process: %w", err)
@@ -433,8 +431,7 @@ func probe(tier Tier) error {
 	case err != nil:
 		return err
 	case st != (Status{}):
-		said, _ := os.ReadFile(filepath.Join(dir, "out"))
-		return fmt.Errorf("the program started in a sandbox ended with %s: %s", st, strings.TrimSpace(string(said)))
+		return fmt.Errorf("the program started in a sandbox ended with %s: %s", st, strings.TrimSpace(out.String()))
 	}
 	return nil
 }

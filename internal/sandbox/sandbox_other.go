@@ -26,7 +26,7 @@ func (c *Cmd) Start() error { return errUnavailable }
 func (c *Cmd) Started() {}
 
 // Stop does nothing here.
-func (c *Cmd) Stop() {}
+func (c *Cmd) Stop() bool { return false }
 
 // Status returns an error here.
 func (c *Cmd) Status() (Status, error) { return Status{}, errUnavailable }

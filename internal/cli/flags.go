@@ -197,7 +197,7 @@ type sandboxFlags struct {
 
 func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&sf.memory, "memory", fmt.Sprintf("limit of what one test binary, with what it starts, may hold in memory: a `size` such as 2GiB, or off (default: %d× the baseline's peak, at least %s; Linux only)", harness.MemoryFactor, text.Bytes(harness.MemoryFloor)))
-	fs.BoolVar(&sf.network, "network", false, "let test binaries use the host's network (default: each has a network of its own with only a loopback interface)")
+	fs.BoolVar(&sf.network, "network", false, "let test binaries use the host's network (default: none of it: in namespaces each has a network of its own with only a loopback interface, in Landlock no network at all)")
 	fs.Var(&sf.binds, "bind", "let each sandbox hold the host's directory `dir` too, read-only, for a suite that reads it (repeatable; every output says so)")
 	fs.StringVar(&sf.sandbox, "sandbox", "auto", "what test binaries run in: `auto` (the strongest sandbox this host allows: namespaces, else landlock), namespaces, landlock, or none (as you: reduced isolation, nothing cached; for your own code where there is no sandbox)")
 	fs.BoolVar(&sf.noSandbox, "no-sandbox", false, "the same as -sandbox=none")

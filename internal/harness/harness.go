@@ -481,7 +481,7 @@ func resolveIsolation(opt *Options) error {
 // namespaces would add, and the walls its kernel has not.
 func landlockLacks() string {
 	s := "Unlike namespaces, they give a test no /tmp or /dev/shm (its TMPDIR is its own), no network, not even a loopback one (-network gives it yours), no unix socket of the host's, no System V IPC and no terminal"
-	if gaps := sandbox.LandlockGaps(sandbox.LandlockABI(), os.Geteuid() == 0); len(gaps) > 0 {
+	if gaps := sandbox.LandlockGaps(sandbox.LandlockABI(), os.Geteuid() == 0, sandbox.OwnUsers()); len(gaps) > 0 {
 		s += "; and on this kernel " + strings.Join(gaps, "; ")
 	}
 	return s + " (docs/internals.md, Isolation)"

@@ -65,18 +65,22 @@ var LandlockABI = sync.OnceValue(func() int {
 
 // LandlockGaps returns what a Landlock sandbox on a kernel of Landlock ABI
 // abi lacks of the walls it would have on the newest, each with the ABI
-// that brings it; root says that the host's root starts the sandboxes
-// (the program then runs as a user of its own). None of them is a wall
-// that namespaces would add; see docs/internals.md for those.
-func LandlockGaps(abi int, root bool) []string {
+// that brings it; root says that the host's root starts the sandboxes,
+// and users that it may switch to a user of the run's own (see ownUser).
+// None of them is a wall that namespaces would add; see docs/internals.md
+// for those.
+func LandlockGaps(abi int, root, users bool) []string {
 	var gaps []string
+	if root && !users {
+		gaps = append(gaps, "root may switch to no user of the run's own here (a user namespace maps root alone): the run's tasks are not bounded, and it runs as root with no capability")
+	}
 	if abi < 3 {
 		gaps = append(gaps, "a file the run may only read can still be truncated (Landlock ABI 3)")
 	}
 	if abi < 5 {
 		gaps = append(gaps, "the devices it may open (/dev/null and its kin) take any ioctl (Landlock ABI 5)")
 	}
-	if abi < 6 && !root {
+	if abi < 6 && (!root || !users) {
 		gaps = append(gaps, "it may signal your other processes, mutate and the other runs among them (Landlock ABI 6)")
 	}
 	if abi < 9 {
@@ -136,7 +140,7 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 		// Never unlocked: the thread, restricted, ends with the
 		// goroutine, after the program it is the parent of.
 		runtime.LockOSThread()
-		if err := restrictThread(spec, abi, rules, req.Root); err != nil {
+		if err := restrictThread(spec, rules, req.Root); err != nil {
 			started <- err
 			return
 		}
@@ -169,7 +173,7 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 
 // restrictThread restricts the calling thread, locked to its goroutine,
 // for the program it will start: see above.
-func restrictThread(spec Spec, abi int, rules []landlock.Rule, root bool) error {
+func restrictThread(spec Spec, rules []landlock.Rule, root bool) error {
 	if root {
 		if err := dropBoundingSet(); err != nil {
 			return err
@@ -376,6 +380,12 @@ func reachable(path string, u user) error {
 			return nil
 		}
 	}
+}
+
+// OwnUsers reports whether the host's root, starting Landlock sandboxes
+// here, runs each program as a user of its own (see ownUser).
+func OwnUsers() bool {
+	return os.Geteuid() == 0 && ownUser(true).own
 }
 
 // idRange is a range of ids that a user namespace maps: [first, first+count).

@@ -313,28 +313,34 @@ func TestLandlock_StopEndsEverything(t *testing.T) {
 	}
 }
 
-// A kernel's Landlock ABI, and whether root starts the sandboxes, tell
-// which walls the tier lacks: the newest kernels, none.
+// A kernel's Landlock ABI, whether root starts the sandboxes and whether
+// it may switch users tell which walls the tier lacks: on the newest
+// kernels, none, unless root runs the programs as root.
 func TestLandlockGaps(t *testing.T) {
 	for _, tc := range []struct {
-		abi  int
-		root bool
-		want []string
+		abi         int
+		root, users bool
+		want        []string
 	}{
-		{9, false, nil},
-		{9, true, nil},
-		{7, true, []string{"Landlock ABI 9"}},
-		{5, true, []string{"Landlock ABI 9"}},
-		{5, false, []string{"Landlock ABI 6", "Landlock ABI 9"}},
-		{1, true, []string{"Landlock ABI 3", "Landlock ABI 5", "Landlock ABI 9"}},
+		{9, false, false, nil},
+		{9, true, true, nil},
+		{9, true, false, []string{"root"}},
+		{7, true, true, []string{"ABI 9"}},
+		{5, true, true, []string{"ABI 9"}},
+		{5, false, false, []string{"ABI 6", "ABI 9"}},
+		{5, true, false, []string{"root", "ABI 6", "ABI 9"}},
+		{1, true, true, []string{"ABI 3", "ABI 5", "ABI 9"}},
 	} {
 		var got []string
-		for _, gap := range LandlockGaps(tc.abi, tc.root) {
-			i := strings.Index(gap, "Landlock ABI ")
-			got = append(got, gap[i:i+len("Landlock ABI 9")])
+		for _, gap := range LandlockGaps(tc.abi, tc.root, tc.users) {
+			if i := strings.Index(gap, "Landlock ABI "); i >= 0 {
+				got = append(got, gap[i+len("Landlock "):i+len("Landlock ABI 9")])
+			} else if strings.HasPrefix(gap, "root may switch to no user") {
+				got = append(got, "root")
+			}
 		}
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("LandlockGaps(%d, %v) names %v, want %v", tc.abi, tc.root, got, tc.want)
+			t.Errorf("LandlockGaps(%d, %v, %v) names %v, want %v", tc.abi, tc.root, tc.users, got, tc.want)
 		}
 	}
 }

@@ -45,4 +45,7 @@ func Check(tier Tier) error {
 func LandlockABI() int { return 0 }
 
 // LandlockGaps returns nothing here.
-func LandlockGaps(int, bool) []string { return nil }
+func LandlockGaps(int, bool, bool) []string { return nil }
+
+// OwnUsers is false here.
+func OwnUsers() bool { return false }

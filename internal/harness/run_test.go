@@ -320,7 +320,13 @@ func TestRun_AfterBaselineStopsTheRun(t *testing.T) {
 // out), and not the one after the last, which reads every binary again
 // before any verdict counts.
 func TestRun_ASharedBinaryWrittenByAMutantStopsTheRun(t *testing.T) {
+	// As its owner may, the writer lets itself write the binary first
+	// (root needs not): an ordinary user runs this test too.
+	writable := func(path string) error { return os.Chmod(path, 0o755) }
 	appended := func(path string) error {
+		if err := writable(path); err != nil {
+			return err
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return err
@@ -334,6 +340,9 @@ func TestRun_ASharedBinaryWrittenByAMutantStopsTheRun(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if err := writable(path); err != nil {
+			return err
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return err
@@ -343,6 +352,9 @@ func TestRun_ASharedBinaryWrittenByAMutantStopsTheRun(t *testing.T) {
 			err = cerr
 		}
 		if err != nil {
+			return err
+		}
+		if err := os.Chmod(path, info.Mode()); err != nil {
 			return err
 		}
 		return os.Chtimes(path, info.ModTime(), info.ModTime())

@@ -241,3 +241,19 @@ func TestExitCode_EveryFilesProblems(t *testing.T) {
 		}
 	}
 }
+
+// A learner's test file runs in a sandbox or not at all: check refuses to
+// run one as the grader (-sandbox=none, -no-sandbox), before anything of
+// it is read.
+func TestCheckTests_RefusesToRunLearnersTestsWithoutASandbox(t *testing.T) {
+	for _, flag := range []string{"-sandbox=none", "-no-sandbox"} {
+		f := &fake{rep: mutants(report.Killed)}
+		code, _, stderr := mutateWith(t, t.Context(), f, "check", flag, "learner_test.go")
+		if code != report.ExitError || !strings.Contains(stderr, "-sandbox=none would run learners' tests as you") {
+			t.Errorf("check %s learner_test.go: exit code %d, stderr:\n%s\nwant 2 and the refusal", flag, code, stderr)
+		}
+		if f.sel != nil || f.opt != nil {
+			t.Errorf("check %s: selected or ran mutants", flag)
+		}
+	}
+}

@@ -137,21 +137,7 @@ func TestLandlock_ProgramRunsAsAUserOfItsOwnWithNoCapability(t *testing.T) {
 // The program has no network: it reaches no listener of the host's and
 // binds no port, TCP or UDP; with HostNetwork it has the host's.
 func TestLandlock_NoNetworkButTheHostsWhenGiven(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	addr := l.Addr().String()
+	addr := hostListener(t)
 	spec := inLandlock(Default(ownDir(t)))
 	if out, _ := run(t, spec, "net", addr); out != "dial false\nlisten listen tcp "+addr+": socket: operation not permitted" {
 		t.Errorf("dial and listen on %s, the host's: %q, want both refused", addr, out)

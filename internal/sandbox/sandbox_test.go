@@ -639,11 +639,26 @@ func TestSandbox_DevHoldsOnlyTheBasicDevices(t *testing.T) {
 // The network is the run's own: a port the host holds is free inside, and
 // the host's listener cannot be reached; with HostNetwork it can.
 func TestSandbox_NetworkIsItsOwn(t *testing.T) {
+	addr := hostListener(t)
+	if out, _ := run(t, Default(t.TempDir()), "net", addr); out != "dial false\nlisten <nil>" {
+		t.Errorf("dial and listen on %s, the host's: %q, want the dial refused and the port free", addr, out)
+	}
+	spec := Default(t.TempDir())
+	spec.HostNetwork = true
+	if out, _ := run(t, spec, "net", addr); !strings.HasPrefix(out, "dial true\nlisten listen tcp "+addr+": bind: address already in use") {
+		t.Errorf("dial and listen on %s with the host's network: %q, want the dial through and the port taken", addr, out)
+	}
+}
+
+// hostListener serves on a port of the host's loopback until t ends,
+// accepting and closing connections, and returns its address.
+func hostListener(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -653,15 +668,7 @@ func TestSandbox_NetworkIsItsOwn(t *testing.T) {
 			c.Close()
 		}
 	}()
-	addr := l.Addr().String()
-	if out, _ := run(t, Default(t.TempDir()), "net", addr); out != "dial false\nlisten <nil>" {
-		t.Errorf("dial and listen on %s, the host's: %q, want the dial refused and the port free", addr, out)
-	}
-	spec := Default(t.TempDir())
-	spec.HostNetwork = true
-	if out, _ := run(t, spec, "net", addr); !strings.HasPrefix(out, "dial true\nlisten listen tcp "+addr+": bind: address already in use") {
-		t.Errorf("dial and listen on %s with the host's network: %q, want the dial through and the port taken", addr, out)
-	}
+	return l.Addr().String()
 }
 
 // The host name and System V IPC objects are the run's own: a segment it

@@ -12,11 +12,14 @@ import (
 	"github.com/fencelab/fencelab/internal/cli"
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/sandbox"
+	"github.com/fencelab/fencelab/internal/testgrade"
 )
 
 func main() {
-	// Each test binary runs in a sandbox whose init is mutate itself.
+	// Each test binary runs in a sandbox whose init is mutate itself, and
+	// each learner's test file is type-checked in a process of its own.
 	sandbox.Init()
+	testgrade.ChildMain()
 	// On Linux, what a test starts and leaves running, even in a session
 	// of its own, comes back to mutate, which kills it. Elsewhere the
 	// process groups of the test binaries are all there is.

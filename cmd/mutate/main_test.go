@@ -32,10 +32,12 @@ import (
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
 	"github.com/fencelab/fencelab/internal/sandbox"
+	"github.com/fencelab/fencelab/internal/testgrade"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.Init() // mutate, run by the scripts, is this binary: the init of its sandboxes
+	testgrade.ChildMain()
 	// The scripts spend much of their time waiting: for the children of
 	// test binaries, for limits and interrupts. Twice as many as there
 	// are CPUs keep them busy; -test.parallel still decides.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"go/types"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,17 +102,13 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 
 // tests is the engine of grading test files.
 func (e engine) tests() testgrade.Engine {
-	return testgrade.Engine{Select: e.selectPlan, Run: e.run, Baseline: e.testNames, Importer: e.importer}
+	return testgrade.Engine{Select: e.selectPlan, Run: e.run, Baseline: e.testNames, Exports: e.exports, Check: e.check}
 }
 
-// goImporter returns an importer of the packages at paths, from the
-// export data that go builds for them in the module at dir.
-func goImporter(ctx context.Context, dir string, paths []string) (types.Importer, error) {
-	exports, err := gotest.ExportFiles(ctx, dir, paths...)
-	if err != nil {
-		return nil, err
-	}
-	return gotest.Importer(exports), nil
+// exportFiles returns the export data that go builds for the packages at
+// paths in the module at dir.
+func exportFiles(ctx context.Context, dir string, paths []string) (map[string]string, error) {
+	return gotest.ExportFiles(ctx, dir, paths...)
 }
 
 // writeTestGrades writes the grades to the files that g names: the class

@@ -9,7 +9,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"go/types"
 	"io"
 	"maps"
 	"os"
@@ -22,6 +21,8 @@ import (
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
+	"github.com/fencelab/fencelab/internal/testgrade"
+	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
 var usage = `mutate applies faults (mutants) to a Go package as AST rewrites, runs its
@@ -62,17 +63,18 @@ type call struct {
 }
 
 // engine selects the mutants and runs them: exercise.Select, harness.Run
-// and harness.TestNames, and the importer of a learner's test file's
-// packages; or a test's fakes.
+// and harness.TestNames; finds the export data of a learner's test file's
+// packages, and type-checks the file; or a test's fakes.
 type engine struct {
 	selectPlan func(ctx context.Context, sel exercise.Selection) (*exercise.Plan, error)
 	run        func(ctx context.Context, plan *exercise.Plan, opt harness.Options) (*report.Report, error)
 	testNames  func(ctx context.Context, plan *exercise.Plan, opt harness.Options) ([]string, error)
-	importer   func(ctx context.Context, dir string, paths []string) (types.Importer, error)
+	exports    func(ctx context.Context, dir string, paths []string) (map[string]string, error)
+	check      func(ctx context.Context, req testgrade.CheckRequest) (yamlfile.Errors, error)
 }
 
 // defaultEngine is the engine of the mutate command.
-var defaultEngine = engine{selectPlan: exercise.Select, run: harness.Run, testNames: harness.TestNames, importer: goImporter}
+var defaultEngine = engine{selectPlan: exercise.Select, run: harness.Run, testNames: harness.TestNames, exports: exportFiles, check: testgrade.CheckBounded}
 
 // commands maps each command's name to the function that runs it.
 var commands = map[string]func(ctx context.Context, c *call, args []string) error{

@@ -9,6 +9,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/fencelab/fencelab/internal/text"
 )
 
 // Compile is one `go test -c` of one package.
@@ -28,15 +31,34 @@ type Compile struct {
 	// again, and Changed, if set, is told.
 	Keep    string
 	Changed func(path string)
+	// Limits, if set, bound the build.
+	Limits BuildLimits
+}
+
+// BuildLimits bound one build: its wall time, and each process of it (the
+// go command, each compile and link, which inherit the limits of the go
+// command, set before it starts them) in CPU time, memory (the heap's
+// mappings, RLIMIT_DATA: a Go program past it ends, out of memory) and the
+// size of a file it writes. Zero is no limit; CPU time, memory and file
+// size are bounded on Linux only.
+type BuildLimits struct {
+	Wall, CPU        time.Duration
+	Memory, FileSize int64
 }
 
 // BuildError is returned when the package or its tests do not compile.
 type BuildError struct {
 	Package string
 	Output  string // the compiler's messages
+	// Costly says which of its limits (see BuildLimits) stopped the build,
+	// if one did: "it took more than 3m0s".
+	Costly string
 }
 
 func (e *BuildError) Error() string {
+	if e.Costly != "" {
+		return fmt.Sprintf("the build of %s was stopped at its limit: %s", e.Package, e.Costly)
+	}
 	return fmt.Sprintf("%s does not build:\n%s", e.Package, strings.TrimRight(e.Output, "\n"))
 }
 
@@ -59,6 +81,12 @@ func (c Compile) Build(ctx context.Context, out string) error {
 }
 
 func (c Compile) build(ctx context.Context, out string) error {
+	parent := ctx
+	if c.Limits.Wall > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Limits.Wall)
+		defer cancel()
+	}
 	// vet says nothing about a mutant's verdict.
 	args := append([]string{"test", "-c", "-json", "-vet=off", "-o", out}, c.Flags...)
 	cmd := command(ctx, c.Go, append(args, c.Package)...)
@@ -68,11 +96,27 @@ func (c Compile) build(ctx context.Context, out string) error {
 	cmd.Stdout = &stdout
 	stderr := &Lines{Fn: c.Stderr}
 	cmd.Stderr = stderr
-	runErr := run(cmd)
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := start(cmd); err != nil {
+		return err
 	}
-	if runErr == nil {
+	// The go command loads the packages before it starts a compile: the
+	// compiles and the link inherit what it is limited to.
+	if err := limitProcess(cmd.Process.Pid, c.Limits); err != nil {
+		cmd.Process.Kill()
+		wait(cmd)
+		return fmt.Errorf("limit the build: %w", err)
+	}
+	runErr := wait(cmd)
+	switch {
+	case parent.Err() != nil:
+		return parent.Err()
+	case ctx.Err() != nil:
+		return &BuildError{Package: c.Package, Costly: fmt.Sprintf("it took more than %s", c.Limits.Wall)}
+	case runErr == nil:
+		if _, err := os.Stat(out); err != nil {
+			// go test -c of a package with no test file writes nothing.
+			return &BuildError{Package: c.Package, Output: "go test -c wrote no test binary: the package has no test file to build\n"}
+		}
 		return nil
 	}
 	var (
@@ -97,13 +141,26 @@ func (c Compile) build(ctx context.Context, out string) error {
 		}
 	}
 	if failed && !setupFailed {
-		return &BuildError{Package: c.Package, Output: msgs.String()}
+		return &BuildError{Package: c.Package, Output: msgs.String(), Costly: c.Limits.costly(msgs.String())}
 	}
 	why := strings.TrimSpace(msgs.String() + "\n" + stderr.String())
 	if why == "" {
 		why = runErr.Error()
 	}
 	return fmt.Errorf("%s: %s", strings.Join(cmd.Args, " "), why)
+}
+
+// costly says which limit of l stopped a build that said out, if one did.
+func (l BuildLimits) costly(out string) string {
+	switch {
+	case l.Memory > 0 && (strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory")):
+		return fmt.Sprintf("a process of it needed more than %s of memory", text.Bytes(l.Memory))
+	case l.FileSize > 0 && strings.Contains(out, "file too large"):
+		return fmt.Sprintf("it wrote a file of more than %s", text.Bytes(l.FileSize))
+	case l.CPU > 0 && strings.Contains(out, "signal: killed"):
+		return fmt.Sprintf("a process of it used more than %s of CPU time", l.CPU)
+	}
+	return ""
 }
 
 // command returns a go command that is killed with its process group when

@@ -131,3 +131,25 @@ func maxResident(ps *os.ProcessState) int64 {
 	}
 	return 0
 }
+
+// limitProcess sets the limits of l (but its wall time) on process pid,
+// and so on every process it starts from now on.
+func limitProcess(pid int, l BuildLimits) error {
+	for _, r := range []struct {
+		resource int
+		value    int64
+	}{
+		{unix.RLIMIT_CPU, int64(l.CPU.Seconds())},
+		{unix.RLIMIT_DATA, l.Memory},
+		{unix.RLIMIT_FSIZE, l.FileSize},
+	} {
+		if r.value <= 0 {
+			continue
+		}
+		lim := unix.Rlimit{Cur: uint64(r.value), Max: uint64(r.value)}
+		if err := unix.Prlimit(pid, r.resource, &lim, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -28,3 +28,6 @@ func (*cpuMeter) memory() int64 { return 0 }
 func MachineMemory() int64 { return 0 }
 
 func maxResident(*os.ProcessState) int64 { return 0 }
+
+// limitProcess does nothing here: a build's wall time is its one limit.
+func limitProcess(int, BuildLimits) error { return nil }

@@ -785,3 +785,66 @@ func median(b *testing.B, name string, spec *sandbox.Spec) float64 {
 	}
 	return ms[len(ms)/2]
 }
+
+// compileBomb is a test file of 1.2 KB whose generics instantiate each
+// level twice over: its compile doubles its time and memory with each of
+// its 24 levels.
+var compileBomb = func() string {
+	var b strings.Builder
+	b.WriteString("package m\n\nimport \"testing\"\n\n")
+	const levels = 24
+	for i := range levels {
+		fmt.Fprintf(&b, "func f%d[T any]() { f%d[[1]T](); f%d[[2]T]() }\n", i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, "func f%d[T any]() { var x T; _ = x }\n\nfunc TestBomb(t *testing.T) { f0[byte]() }\n", levels)
+	return b.String()
+}()
+
+// A bounded build that meets a limit stops there, and its error says
+// which (BuildError.Costly): the memory of a compile (on Linux), the size
+// of a file it writes (on Linux), its wall time. Within them, a build is
+// as it would be unbounded.
+func TestBuild_StopsAtItsLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles until a limit stops it: go test ./... (the full lane) runs it")
+	}
+	blob := "package m\n\nimport \"testing\"\n\nvar blob = [12 << 20]byte{12<<20 - 1: 1}\n\nfunc TestBlob(t *testing.T) { _ = blob[0] }\n"
+	for _, tc := range []struct {
+		name   string
+		test   string
+		limits BuildLimits
+		want   string
+	}{
+		{"memory", compileBomb, BuildLimits{Memory: 256 << 20, CPU: time.Minute}, "a process of it needed more than 256 MiB of memory"},
+		{"file size", blob, BuildLimits{FileSize: 8 << 20}, "it wrote a file of more than 8.0 MiB"},
+		{"wall time", compileBomb, BuildLimits{Wall: 2 * time.Second}, "it took more than 2s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if runtime.GOOS != "linux" && tc.name != "wall time" {
+				t.Skip("bounded on Linux only")
+			}
+			dir := writeModule(t, tc.test)
+			err := Compile{Dir: dir, Package: ".", Limits: tc.limits}.Build(t.Context(), filepath.Join(t.TempDir(), "m.test"))
+			var be *BuildError
+			if !errors.As(err, &be) || be.Costly != tc.want {
+				t.Fatalf("Build() error = %v; want a BuildError, stopped: %s", err, tc.want)
+			}
+		})
+	}
+	dir := writeModule(t, "package m\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {}\n")
+	limits := BuildLimits{Wall: time.Minute, CPU: time.Minute, Memory: 1 << 30, FileSize: 64 << 20}
+	if err := (Compile{Dir: dir, Package: ".", Limits: limits}).Build(t.Context(), filepath.Join(t.TempDir(), "m.test")); err != nil {
+		t.Errorf("Build(within its limits) error = %v", err)
+	}
+}
+
+// go test -c of a package with no test file writes no binary: an error
+// of the package's (a BuildError), not a binary that is not there.
+func TestBuild_NoTestFileIsABuildError(t *testing.T) {
+	dir := writeModule(t, "//go:build ignore\n\npackage m\n")
+	err := Compile{Dir: dir, Package: "."}.Build(t.Context(), filepath.Join(t.TempDir(), "m.test"))
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "wrote no test binary") {
+		t.Fatalf("Build(no test file) error = %v; want a BuildError that says no binary was written", err)
+	}
+}

@@ -44,11 +44,16 @@ type BaselineError struct {
 	Ended       string // how the first run's binary ended: "exited with status 2"
 	Output      string // what the test binary printed outside any test
 	BuildOutput string // when the package does not build
+	// BuildCostly says which limit of a blind run's build stopped the
+	// build of the package (see gotest.BuildLimits).
+	BuildCostly string
 }
 
 func (e *BaselineError) Error() string {
 	var b strings.Builder
 	switch {
+	case e.BuildCostly != "":
+		fmt.Fprintf(&b, "the build of the unmutated package %s was stopped at its limit: %s", e.Package, e.BuildCostly)
 	case e.BuildOutput != "":
 		fmt.Fprintf(&b, "the unmutated package %s does not build:\n%s", e.Package, strings.TrimRight(e.BuildOutput, "\n"))
 	case e.NoTests:
@@ -248,7 +253,7 @@ func buildAll(ctx context.Context, cfg config, p *prepared) (bin string, sb *swi
 	case buildErr != nil:
 		var be *gotest.BuildError
 		if errors.As(buildErr, &be) {
-			return "", nil, nil, &BaselineError{Package: p.Target.Rel, BuildOutput: be.Output}
+			return "", nil, nil, &BaselineError{Package: p.Target.Rel, BuildOutput: be.Output, BuildCostly: be.Costly}
 		}
 		return "", nil, nil, fmt.Errorf("baseline: %w", buildErr)
 	}

@@ -57,6 +57,11 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 		Dir: p.Target.ModuleDir, Package: p.tester.Rel, Flags: flags, Env: env,
 		Stderr: cfg.Progress.GoLines(),
 	}
+	// A blind run's builds compile a learner's file, whose generics or
+	// literals could make a build take without end: each is bounded.
+	if cfg.Blind {
+		c.Limits = blindBuildLimits
+	}
 	// A blind run's binaries hold a learner's tests: none outlives it.
 	if keep && !cfg.Blind {
 		c.Keep = p.keptPath(files)

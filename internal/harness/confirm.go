@@ -494,7 +494,7 @@ func trustKey(sum string, tier sandbox.Tier) string {
 // the grouping of group, the flags of its runs.
 func (rs *references) keepTrust(bin, group string, trusted map[string]bool) {
 	sum := rs.p.bins.sum(bin)
-	if sum == "" || rs.cfg.reduced || len(trusted) == 0 {
+	if sum == "" || rs.cfg.reduced || rs.cfg.Blind || len(trusted) == 0 {
 		return
 	}
 	var keys []string

@@ -282,7 +282,9 @@ func prepare(ctx context.Context, u *exercise.Unit, cfg config) (*prepared, erro
 	if err != nil {
 		return nil, err
 	}
-	sc, err := newScratch()
+	// A Landlock sandbox's user of its own (when root runs mutate) must
+	// pass through every directory above its run's.
+	sc, err := newScratch(cfg.Blind, cfg.tier == sandbox.Landlock && sandbox.OwnUsers())
 	if err != nil {
 		return nil, err
 	}

@@ -112,3 +112,10 @@ func cpuNeed(ref *gotest.Result) time.Duration {
 	}
 	return TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + CPUSlack
 }
+
+// blindBuildLimits bound each build of a blind run (a learner's file, see
+// Options.Blind): a cold build of lease and its dependencies takes 33 s
+// of CPU time in all, 0.75 GB at most in one compile, and writes no file
+// over 40 MB; a file whose generics or literals would take more is too
+// costly to build.
+var blindBuildLimits = gotest.BuildLimits{Wall: 3 * time.Minute, CPU: 2 * time.Minute, Memory: 2 << 30, FileSize: 256 << 20}

@@ -231,8 +231,11 @@ type treeKeys struct {
 
 // keys returns the cache keys of the tree of the target as it is now.
 func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
-	if cfg.reduced {
-		return treeKeys{} // what runs without sandboxes decides is not kept
+	if cfg.reduced || cfg.Blind {
+		// What runs without sandboxes decides is not kept, nor what a
+		// learner's file decides in a copy of the module: no run reads
+		// it.
+		return treeKeys{}
 	}
 	// go list's answer for the tester tells the packages whose files are
 	// in the key, unless its tests import more than it does.

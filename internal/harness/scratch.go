@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,22 @@ type scratch struct {
 }
 
 // newScratch removes what dead mutate processes left in ScratchDir and
-// makes a scratch directory there.
-func newScratch() (*scratch, error) {
+// makes a scratch directory there; for a blind run (a learner's file),
+// on disk, in the system's temporary directory, unless $MUTATE_TMPDIR
+// says where: what its builds and runs write is bounded by file, not in
+// all, and does not go to memory. When every user must pass through it
+// (passable), and the temporary directory is a user's own, /tmp.
+func newScratch(blind, passable bool) (*scratch, error) {
 	root := ScratchDir()
+	if blind && os.Getenv("MUTATE_TMPDIR") == "" {
+		root = os.TempDir()
+		if passable && !passableDir(root) {
+			root = "/tmp"
+		}
+	}
+	if passable && !passableDir(root) {
+		return nil, fmt.Errorf("test binaries run in Landlock sandboxes as users of their own, who cannot pass through %s, where their runs would be: set $MUTATE_TMPDIR to a directory any user may pass through, such as /tmp", root)
+	}
 	cleanStale(root)
 	dir, err := os.MkdirTemp(root, "mutate-")
 	if err != nil {

@@ -40,3 +40,17 @@ func killInside(dir string) {
 		}
 	}
 }
+
+// passableDir reports whether any user may pass through dir and every
+// directory above it.
+func passableDir(dir string) bool {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		var st syscall.Stat_t
+		if syscall.Stat(d, &st) != nil || st.Mode&0o001 == 0 {
+			return false
+		}
+		if d == "/" {
+			return true
+		}
+	}
+}

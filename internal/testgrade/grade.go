@@ -10,7 +10,6 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"go/types"
 	"os"
 	"path"
 	"path/filepath"
@@ -45,15 +44,19 @@ type Config struct {
 }
 
 // Engine selects and runs: exercise.Select, harness.Run and
-// harness.TestNames, and an importer of the packages a learner's file
-// imports; or a test's fakes.
+// harness.TestNames; it finds the export data of the packages a learner's
+// file imports, and type-checks the file; or a test's fakes.
 type Engine struct {
 	Select   func(context.Context, exercise.Selection) (*exercise.Plan, error)
 	Run      func(context.Context, *exercise.Plan, harness.Options) (*report.Report, error)
 	Baseline func(context.Context, *exercise.Plan, harness.Options) ([]string, error)
-	// Importer returns an importer of the packages at paths (and of
-	// what they import), as go builds them in the module at dir.
-	Importer func(ctx context.Context, dir string, paths []string) (types.Importer, error)
+	// Exports returns the files of export data of the packages at paths
+	// (and of what they import), as go builds them in the module at dir
+	// (gotest.ExportFiles).
+	Exports func(ctx context.Context, dir string, paths []string) (map[string]string, error)
+	// Check type-checks a learner's file: CheckBounded, or nil for
+	// CheckHere.
+	Check func(context.Context, CheckRequest) (yamlfile.Errors, error)
 }
 
 // BaselineLimit bounds each run of a learner's file on the package (and
@@ -63,6 +66,10 @@ const BaselineLimit = time.Minute
 
 // MaxFileSize bounds a learner's test file.
 const MaxFileSize = 1 << 20
+
+// MaxTests bounds the tests of a learner's file: its test functions,
+// fuzz tests and examples.
+const MaxTests = 1000
 
 // maxRounds bounds the runs of one file on the package: each run after
 // the first leaves out the tests that failed in the one before. A file
@@ -106,14 +113,14 @@ func GradeFiles(ctx context.Context, cfg Config, files []string) ([]*Grade, erro
 
 // grader grades the files of a class: one copy of the module, one plan.
 type grader struct {
-	cfg   Config
-	opt   harness.Options
-	tmp   string // the copy of the module
-	plan  *exercise.Plan
-	unit  *exercise.Unit
-	rules Rules
-	imp   types.Importer // of the paths imported so far; nil before the first
-	paths []string
+	cfg     Config
+	opt     harness.Options
+	tmp     string // the copy of the module
+	plan    *exercise.Plan
+	unit    *exercise.Unit
+	rules   Rules
+	exports map[string]string // of the paths imported so far; nil before the first
+	paths   []string
 }
 
 func newGrader(ctx context.Context, cfg Config) (*grader, error) {
@@ -170,7 +177,7 @@ func (g *grader) pkgDir() string { return g.unit.Target.Dir }
 
 // grade grades one learner's file.
 func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
-	g.opt.Progress.Phase("grading %s", file)
+	g.opt.Progress.Phase("grading %s", text.Name(file))
 	src, err := infile.ReadConfined(file, MaxFileSize)
 	if err != nil {
 		return g.ungraded(file, err), nil
@@ -180,9 +187,17 @@ func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 	if err != nil {
 		return g.ungraded(file, syntaxErrors(err)), nil
 	}
-	problems := g.rules.Check(fset, f, func(f *ast.File) yamlfile.Errors { return g.typeCheck(ctx, fset, f) })
+	var checkErr error
+	problems := g.rules.Check(fset, f, func(f *ast.File) yamlfile.Errors {
+		var errs yamlfile.Errors
+		errs, checkErr = g.typeCheck(ctx, fset, f, src)
+		return errs
+	})
 	if ctx.Err() != nil {
 		return nil, harness.ErrInterrupted
+	}
+	if checkErr != nil {
+		return nil, checkErr
 	}
 	if len(problems) > 0 {
 		return g.ungraded(file, problems), nil
@@ -193,6 +208,9 @@ func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
 	}
 	if len(tests) == 0 {
 		return g.ungraded(file, fmt.Errorf("%s: no test: a test is a func TestXxx(t *testing.T), a fuzz test a func FuzzXxx(f *testing.F), an example a func ExampleXxx() with an // Output: comment", file)), nil
+	}
+	if len(tests) > MaxTests {
+		return g.ungraded(file, fmt.Errorf("%s: %d tests: a file holds at most %d (each runs under every chaff and wheat)", file, len(tests), MaxTests)), nil
 	}
 	dst := filepath.Join(g.pkgDir(), learnerName)
 	defer os.Remove(dst)
@@ -276,6 +294,8 @@ func (g *grader) blame(err error, file string, tests []string, onRef []Invalid) 
 	switch {
 	case errors.Is(err, harness.ErrInterrupted) || errors.Is(err, context.Canceled):
 		return nil, nil, err
+	case errors.As(err, &be) && be.BuildCostly != "":
+		return nil, fmt.Errorf("%s is %w to build: %s", file, ErrTooCostly, be.BuildCostly), nil
 	case errors.As(err, &be) && be.BuildOutput != "":
 		return nil, fmt.Errorf("%s does not compile:\n%s", file, strings.TrimRight(g.learnerPaths(be.BuildOutput, file), "\n")), nil
 	case errors.As(err, &be) && be.NoTests:
@@ -366,65 +386,78 @@ func (g *grader) ungraded(file string, err error) *Grade {
 	return gr
 }
 
-// typeCheck type-checks the learner's file f, alone (the external test
-// package) or with the package's own files (the package itself).
-func (g *grader) typeCheck(ctx context.Context, fset *token.FileSet, f *ast.File) yamlfile.Errors {
-	files := []*ast.File{f}
-	path := g.rules.ImportPath + "_test"
+// typeCheck type-checks the learner's file f, of source src, alone (the
+// external test package) or with the package's own files (the package
+// itself), and holds it to the rules on types (see reachProblems), with
+// Engine.Check: in a process of its own, bounded in time and memory.
+func (g *grader) typeCheck(ctx context.Context, fset *token.FileSet, f *ast.File, src []byte) (yamlfile.Errors, error) {
+	name := fset.Position(f.Pos()).Filename
+	req := CheckRequest{Path: g.rules.ImportPath + "_test", Name: name, Src: src, Allowed: g.rules.Imports}
+	imports := f.Imports
 	if f.Name.Name == g.rules.Package {
-		own, err := g.ownFiles(fset)
+		own, err := g.ownFiles()
 		if err != nil {
-			return yamlfile.Errors{err}
+			return nil, err
 		}
-		files, path = append(own, f), g.rules.ImportPath
+		req.Path, req.Own = g.rules.ImportPath, own
+		for _, path := range own {
+			of, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return nil, err
+			}
+			imports = append(imports, of.Imports...)
+		}
 	}
-	imp, err := g.importer(ctx, files)
+	exports, err := g.exportsOf(ctx, imports)
 	if err != nil {
-		return yamlfile.Errors{fmt.Errorf("the imports of %s could not be read to type-check it: %w", fset.Position(f.Pos()).Filename, err)}
+		return yamlfile.Errors{fmt.Errorf("the imports of %s could not be read to type-check it: %w", name, err)}, nil
 	}
-	return typeErrors(fset, path, files, imp)
+	req.Exports = exports
+	check := g.cfg.Engine.Check
+	if check == nil {
+		check = func(_ context.Context, req CheckRequest) (yamlfile.Errors, error) { return CheckHere(req) }
+	}
+	errs, err := check(ctx, req)
+	if errors.Is(err, ErrTooCostly) {
+		return yamlfile.Errors{fmt.Errorf("%s is %w", name, err)}, nil
+	}
+	return errs, err
 }
 
-// ownFiles parses the package's own files (in the copy), as go builds
+// ownFiles returns the package's own files (in the copy), as go builds
 // them.
-func (g *grader) ownFiles(fset *token.FileSet) ([]*ast.File, error) {
+func (g *grader) ownFiles() ([]string, error) {
 	bp, err := build.ImportDir(g.pkgDir(), 0)
 	if err != nil {
 		return nil, err
 	}
-	var files []*ast.File
+	var files []string
 	for _, name := range bp.GoFiles {
-		f, err := parser.ParseFile(fset, filepath.Join(g.pkgDir(), name), nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
+		files = append(files, filepath.Join(g.pkgDir(), name))
 	}
 	return files, nil
 }
 
-// importer returns an importer of every package that files import, and
-// of the exercise's; a new one only when they import one that no file
-// before them did.
-func (g *grader) importer(ctx context.Context, files []*ast.File) (types.Importer, error) {
+// exportsOf returns the export data of every package that imports name,
+// and of the exercise's; found anew only when one is not among those
+// found for the files before.
+func (g *grader) exportsOf(ctx context.Context, imports []*ast.ImportSpec) (map[string]string, error) {
 	need := []string{g.rules.ImportPath}
-	for _, f := range files {
-		for _, imp := range f.Imports {
-			if path, err := strconv.Unquote(imp.Path.Value); err == nil && path != "C" {
-				need = append(need, path)
-			}
+	for _, imp := range imports {
+		if path, err := strconv.Unquote(imp.Path.Value); err == nil && path != "C" {
+			need = append(need, path)
 		}
 	}
-	if g.imp != nil && !slices.ContainsFunc(need, func(p string) bool { return !slices.Contains(g.paths, p) }) {
-		return g.imp, nil
+	if g.exports != nil && !slices.ContainsFunc(need, func(p string) bool { return !slices.Contains(g.paths, p) }) {
+		return g.exports, nil
 	}
 	paths := slices.Compact(slices.Sorted(slices.Values(slices.Concat(g.paths, need))))
-	imp, err := g.cfg.Engine.Importer(ctx, g.tmp, paths)
+	exports, err := g.cfg.Engine.Exports(ctx, g.tmp, paths)
 	if err != nil {
 		return nil, err
 	}
-	g.imp, g.paths = imp, paths
-	return imp, nil
+	g.exports, g.paths = exports, paths
+	return exports, nil
 }
 
 // syntaxErrors returns the parser's errors as problems at file:line:col.

@@ -3,7 +3,7 @@ package testgrade
 import (
 	"context"
 	"errors"
-	"go/ast"
+	"fmt"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -36,8 +37,8 @@ func shelfModule(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"go.mod":                          "module example.com/shelf\n\ngo 1.26\n",
-		"shelf/shelf.go":                  "package shelf\n\nimport \"example.com/shelf/internal/size\"\n\n// Put reports whether n items fit.\nfunc Put(n int) bool { return n > 0 && n <= size.Max }\n",
+		"go.mod":                          "module example.com\n\ngo 1.26\n",
+		"shelf/shelf.go":                  "package shelf\n\nimport \"example.com/internal/size\"\n\n// Put reports whether n items fit.\nfunc Put(n int) bool { return n > 0 && n <= size.Max }\n",
 		"shelf/shelf_test.go":             "package shelf\n\n// The grader's own test.\n",
 		"shelf/testdata/items.txt":        "apples\n",
 		"shelf/testdata/fuzz/FuzzPut/one": "go test fuzz v1\nint(1)\n",
@@ -86,8 +87,8 @@ func (f *fake) engine() Engine {
 			if err != nil {
 				return nil, err
 			}
-			u := &exercise.Unit{Source: src, Target: &exercise.Target{ImportPath: "example.com/shelf", Module: "example.com/shelf",
-				ModuleDir: sel.Dir, Dir: filepath.Join(sel.Dir, "shelf"), Rel: "./shelf", Deps: []string{"example.com/shelf/internal/size", "fmt"}}}
+			u := &exercise.Unit{Source: src, Target: &exercise.Target{ImportPath: "example.com/shelf", Module: "example.com",
+				ModuleDir: sel.Dir, Dir: filepath.Join(sel.Dir, "shelf"), Rel: "./shelf", Deps: []string{"example.com/internal/size", "fmt"}}}
 			if !f.withheld {
 				for _, m := range chaffsAndWheat {
 					u.Applied = append(u.Applied, &mutation.Applied{Mutant: m})
@@ -123,8 +124,8 @@ func (f *fake) engine() Engine {
 			_, err := f.next(plan)
 			return nil, err
 		},
-		Importer: func(_ context.Context, dir string, paths []string) (types.Importer, error) {
-			return sourceImporter{dir: dir, std: stdImp()}, nil
+		Exports: func(ctx context.Context, dir string, paths []string) (map[string]string, error) {
+			return gotest.ExportFiles(ctx, dir, paths...)
 		},
 	}
 }
@@ -162,40 +163,6 @@ func (f *fake) next(plan *exercise.Plan) (*report.Report, error) {
 		}
 	}
 	return out, nil
-}
-
-// sourceImporter imports the packages of the module at dir from their
-// source, the standard library with std.
-type sourceImporter struct {
-	dir string
-	std types.Importer
-}
-
-func (s sourceImporter) Import(path string) (*types.Package, error) {
-	rel, ok := strings.CutPrefix(path, "example.com/shelf/")
-	if path == "example.com/shelf" {
-		rel, ok = "shelf", true
-	}
-	if !ok {
-		return s.std.Import(path)
-	}
-	fset := token.NewFileSet()
-	names, err := filepath.Glob(filepath.Join(s.dir, rel, "*.go"))
-	if err != nil {
-		return nil, err
-	}
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	return (&types.Config{Importer: s}).Check(path, fset, files, nil)
 }
 
 // learnerFile writes a learner's file of the shelf exercise.
@@ -484,6 +451,25 @@ func TestGradeFiles_NothingRunsOfAFileAgainstTheRules(t *testing.T) {
 	}
 }
 
+// A file of more tests than MaxTests earns nothing, and runs nothing:
+// each test runs under every chaff and wheat.
+func TestGradeFiles_AFileOfTooManyTestsEarnsNothing(t *testing.T) {
+	f := &fake{t: t}
+	var b strings.Builder
+	b.WriteString("package shelf_test\n\nimport \"testing\"\n\n")
+	for i := range MaxTests + 1 {
+		fmt.Fprintf(&b, "func TestN%d(t *testing.T) {}\n", i)
+	}
+	many := learnerFile(t, "many_test.go", b.String())
+	grades, err := f.grade(t, many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%s: %d tests: a file holds at most %d", many, MaxTests+1, MaxTests); f.calls != 0 || !strings.HasPrefix(grades[0].Problem, want) {
+		t.Errorf("%d runs, problem %q; want none, and %q…", f.calls, grades[0].Problem, want)
+	}
+}
+
 // A learner's file is read as a class's file is (see infile): a file that
 // is not one, or that links out of its directory, earns nothing, and runs
 // nothing.
@@ -539,8 +525,8 @@ func TestGradeFiles_TheGradersErrorStops(t *testing.T) {
 func TestCopyModule_ThePackageAndWhatItImports(t *testing.T) {
 	root := shelfModule(t)
 	dst := t.TempDir()
-	target := &exercise.Target{ImportPath: "example.com/shelf", Module: "example.com/shelf", ModuleDir: root, Dir: filepath.Join(root, "shelf"),
-		Deps: []string{"example.com/shelf/internal/size", "fmt"}, TestImports: []string{"example.com/shelf"}}
+	target := &exercise.Target{ImportPath: "example.com/shelf", Module: "example.com", ModuleDir: root, Dir: filepath.Join(root, "shelf"),
+		Deps: []string{"example.com/internal/size", "fmt"}, TestImports: []string{"example.com/shelf"}}
 	if err := copyModule(target, dst); err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,16 @@ package testgrade
 import (
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/token"
 	"go/types"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
@@ -98,8 +101,6 @@ func refusedWhy(path string) string {
 var directives = []struct{ prefix, why string }{
 	{"//go:linkname", "it reaches any symbol of the binary, the process's environment among them"},
 	{"//go:embed", "it embeds files"},
-	{"//go:build", "a learner's file is always compiled"},
-	{"// +build", "a learner's file is always compiled"},
 	{"//line ", "it changes the file and line that messages name"},
 	{"/*line ", "it changes the file and line that messages name"},
 	{"//go:", "a test file needs no compiler directive"},
@@ -147,6 +148,16 @@ func (r Rules) Check(fset *token.FileSet, f *ast.File, typeCheck func(*ast.File)
 	}
 	for _, group := range f.Comments {
 		for _, c := range group.List {
+			// Any line go/build takes for a build constraint, in any
+			// spelling it reads ("//go:build", "//+build", "// +build").
+			if constraint.IsGoBuild(c.Text) || constraint.IsPlusBuild(c.Text) {
+				line := text.Name(c.Text)
+				if utf8.RuneCountInString(line) > 40 {
+					line = string([]rune(line)[:39]) + "…"
+				}
+				at(c.Pos(), "build constraint %q is refused: a learner's file is always compiled, whatever the build", line)
+				continue
+			}
 			for _, d := range directives {
 				if strings.HasPrefix(c.Text, d.prefix) {
 					at(c.Pos(), "directive %s is refused: %s", strings.Fields(c.Text)[0], d.why)
@@ -168,10 +179,13 @@ func (r Rules) Check(fset *token.FileSet, f *ast.File, typeCheck func(*ast.File)
 
 // typeErrors type-checks files, the learner's file last, as one package
 // with imp, and returns the errors of the learner's file: what the
-// compiler would say, before anything is built.
-func typeErrors(fset *token.FileSet, path string, files []*ast.File, imp types.Importer) yamlfile.Errors {
+// compiler would say, before anything is built; or, if there are none,
+// what the rules on types refuse of it (see reachProblems).
+func typeErrors(fset *token.FileSet, path string, files []*ast.File, imp types.Importer, allowed []string) yamlfile.Errors {
 	var errs yamlfile.Errors
 	learner := files[len(files)-1]
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
+		Instances: map[*ast.Ident]types.Instance{}}
 	conf := types.Config{
 		Importer: imp,
 		Error: func(err error) {
@@ -183,6 +197,9 @@ func typeErrors(fset *token.FileSet, path string, files []*ast.File, imp types.I
 			errs = append(errs, &yamlfile.Error{Pos: yamlfile.Pos{File: p.Filename, Line: p.Line, Col: p.Column}, Msg: te.Msg})
 		},
 	}
-	conf.Check(path, fset, files, nil)
-	return errs
+	conf.Check(path, fset, files, info)
+	if len(errs) > 0 {
+		return errs
+	}
+	return reachProblems(fset, learner, info, allowed)
 }

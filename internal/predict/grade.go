@@ -41,10 +41,13 @@ func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
 }
 
 // WriteClassroom writes s as the result of a GitHub Classroom runner: a
-// test per mutant that scores its points, pass when the prediction is
-// exact, and status pass when every prediction is, error for an invalid
-// file, fail otherwise. The reporter records the sum of the tests'
-// scores out of max_score.
+// test per point of each mutant (classout.ClassroomResult.Add), passing
+// when the prediction is exact, and status pass when every prediction is,
+// error for an invalid file, fail otherwise. The reporter records the sum
+// of the tests' scores out of max_score, and its tables the share of
+// passing tests: both are the grade (with -credit partial, the tables
+// show the share of exact predictions). The worksheet's answers, for the
+// instructor, are not graded: they are in a test's message.
 func (s *Score) WriteClassroom(w io.Writer) error {
 	res := classout.ClassroomResult{Version: 1, Status: "pass", MaxScore: s.MaxPoints, Tests: []classout.ClassroomTest{}}
 	if len(s.Problems) > 0 {
@@ -54,21 +57,16 @@ func (s *Score) WriteClassroom(w io.Writer) error {
 		return writeJSON(w, res)
 	}
 	for _, o := range s.Outcomes {
-		t := classout.ClassroomTest{Name: o.name(), Status: "fail", Score: round(o.Points), Message: s.feedback(&o),
-			TestCode: "go tool mutate show " + o.Mutant, Filename: s.File}
-		if o.Exact {
-			t.Status = "pass"
-		} else {
+		res.Add(classout.ClassroomTest{Name: o.name(), Message: s.feedback(&o), TestCode: "go tool mutate show " + o.Mutant, Filename: s.File},
+			o.MaxPoints, round(o.Points))
+		if !o.Exact {
 			res.Status = "fail"
 		}
-		res.Tests = append(res.Tests, t)
 	}
 	if len(s.Worksheet) > 0 {
-		// For the instructor to read: it scores nothing.
 		var b strings.Builder
 		s.writeWorksheet(&b)
-		res.Tests = append(res.Tests, classout.ClassroomTest{Name: "worksheet (not graded)", Status: "pass", Message: strings.TrimRight(b.String(), "\n"),
-			TestCode: "go tool mutate check " + s.File, Filename: s.File})
+		res.Note(strings.TrimRight(b.String(), "\n"))
 	}
 	return writeJSON(w, res)
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/classout"
+	"github.com/fencelab/fencelab/internal/classout/classouttest"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
@@ -128,21 +130,91 @@ func TestScore_WriteClassroom(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Version != 1 || got.Status != "fail" || got.MaxScore != 4 || len(got.Tests) != 3 {
+	// m2, worth 2 points, is two entries: the reporter's tables count
+	// entries.
+	if got.Version != 1 || got.Status != "fail" || got.MaxScore != 4 || len(got.Tests) != 4 {
 		t.Fatalf("result = %+v", got)
 	}
-	if t1, t2 := got.Tests[0], got.Tests[1]; t1.Status != "pass" || t1.Score != 1 || t2.Status != "fail" || t2.Score != 1 || t2.Name != "step 2: m2" {
-		t.Errorf("tests = %+v, %+v; want m1 passed with 1, m2 failed with 1 (half of 2)", t1, t2)
+	if t1, t2, t3 := got.Tests[0], got.Tests[1], got.Tests[2]; t1.Status != "pass" || t1.Score != 1 ||
+		t2.Status != "fail" || t2.Score != 0.5 || t2.Name != "step 2: m2 (point 1 of 2)" || t3.Score != 0.5 || t3.Name != "step 2: m2 (point 2 of 2)" {
+		t.Errorf("tests = %+v, %+v, %+v; want m1 passed with 1, m2's two points failed with 0.5 each (half of 2)", t1, t2, t3)
 	}
-
 	exact := Compare(loadString(t, known, "predictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
 	b.Reset()
 	if err := exact.WriteClassroom(&b); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Status != "pass" || got.Tests[1].Score != 2 {
-		t.Errorf("every prediction exact: %+v, %v; want pass, m2 scoring 2", got, err)
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Status != "pass" || got.Tests[1].Score != 1 || got.Tests[2].Score != 1 || got.Tests[2].Status != "pass" {
+		t.Errorf("every prediction exact: %+v, %v; want pass, m2's points scoring 1 each", got, err)
 	}
+}
+
+// Every figure GitHub Classroom's reporter shows is the grade: the points
+// it records, the log's grand total and the summary table's total, which
+// count passing tests. 0, 4 and 8 exact of 8 mutants show 0 %, 50 % and
+// 100 %; with the worksheet answered, which is not graded. So does a
+// mutant worth 2: alice's 1 exact of 4 points shows 25 %.
+func TestScore_WriteClassroom_TheReporterShowsTheGrade(t *testing.T) {
+	var run report.Report
+	k := Known{Questions: []string{"why"}}
+	for i := range 8 {
+		id := fmt.Sprintf("m%d", i+1)
+		run.Mutants = append(run.Mutants, killed(id, "TestA"))
+		k.Mutants = append(k.Mutants, id)
+	}
+	k.Tests = []string{"TestA", "TestB"}
+	reporter := func(s *Score) classouttest.Totals {
+		t.Helper()
+		var b bytes.Buffer
+		if err := s.WriteClassroom(&b); err != nil {
+			t.Fatal(err)
+		}
+		validate(t, "classroom-result.schema.json", b.Bytes())
+		var res classout.ClassroomResult
+		if err := json.Unmarshal(b.Bytes(), &res); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "> because") {
+			t.Errorf("the result lacks the worksheet's answer:\n%s", b.String())
+		}
+		return classouttest.Reporter(res)
+	}
+	o := Outputs{Questions: []exercise.Question{{ID: "why", Question: "Why?"}}}
+	for _, exact := range []int{0, 4, 8} {
+		var src strings.Builder
+		src.WriteString("predictions:\n")
+		for i := range 8 {
+			test := "TestB"
+			if i < exact {
+				test = "TestA"
+			}
+			fmt.Fprintf(&src, "  m%d: {fails: [%s]}\n", i+1, test)
+		}
+		src.WriteString("worksheet:\n  why: because\n")
+		s := o.Class([]*File{loadString(t, k, src.String())}, nil, &run, CreditExact).Scores[0]
+		want := float64(exact) / 8 * 100
+		if got := reporter(s); got != (classouttest.Totals{Console: want, Aggregate: want, Recorded: want}) {
+			t.Errorf("%d of 8 exact: the reporter shows %+v, want %v %% everywhere", exact, got, want)
+		}
+	}
+	s := o.Class([]*File{loadString(t, known, alice)}, nil, gradedRun(), CreditExact).Scores[0]
+	if got := classouttest.Reporter(classroom(t, s)); got != (classouttest.Totals{Console: 25, Aggregate: 25, Recorded: 25}) {
+		t.Errorf("1 of 4 points: the reporter shows %+v, want 25 %% everywhere", got)
+	}
+}
+
+// classroom returns s's Classroom result.
+func classroom(t *testing.T, s *Score) classout.ClassroomResult {
+	t.Helper()
+	var b bytes.Buffer
+	if err := s.WriteClassroom(&b); err != nil {
+		t.Fatal(err)
+	}
+	var res classout.ClassroomResult
+	if err := json.Unmarshal(b.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // An invalid file earns nothing, and every output says why.
@@ -210,7 +282,7 @@ func TestClass_WriteCSV(t *testing.T) {
 
 // The worksheet's answers are read from the file, by question, and every
 // output carries them for the instructor: the text, the CSV, the class
-// page, Gradescope's output and a Classroom test that scores nothing.
+// page, Gradescope's output and a Classroom test's message.
 func TestClass_WorksheetAnswers(t *testing.T) {
 	questions := []exercise.Question{{ID: "earlier", Question: "Why do the earlier tests hold?"}, {ID: "limits", Question: "What is not guaranteed?"}}
 	k := known
@@ -261,9 +333,10 @@ func TestClass_WorksheetAnswers(t *testing.T) {
 	if !strings.Contains(g.Output, "  earlier:\n    Why do the earlier tests hold?\n      > Nothing later writes the fence") {
 		t.Errorf("Gradescope's output = %q, want the worksheet", g.Output)
 	}
-	last := cl.Tests[len(cl.Tests)-1]
-	if last.Name != "worksheet (not graded)" || last.Score != 0 || !strings.Contains(last.Message, "but Claim.") || cl.MaxScore != 4 {
-		t.Errorf("Classroom's last test = %+v, max %d; want the worksheet, scoring nothing, out of 4", last, cl.MaxScore)
+	// In the message of the first test that fails (m2's first point),
+	// which the reporter's log shows: not a test of its own.
+	if first := cl.Tests[1]; first.Name != "step 2: m2 (point 1 of 2)" || !strings.Contains(first.Message, "missed:    TestB") || !strings.HasSuffix(first.Message, "> but Claim.\n  limits:\n    What is not guaranteed?\n      > (not answered)") || len(cl.Tests) != 4 || cl.MaxScore != 4 {
+		t.Errorf("Classroom's tests = %+v, max %d; want the worksheet in m2's first message, 4 tests of 4 points", cl.Tests, cl.MaxScore)
 	}
 }
 

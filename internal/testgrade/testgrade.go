@@ -313,10 +313,11 @@ func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 func (g *Grade) earnsNothing() string { return text.Name(g.File) + " earns nothing:\n" + g.Problem }
 
 // WriteClassroom writes g as the result of a GitHub Classroom runner: a
-// test per chaff that scores its points when a valid test caught it, one
-// per invalid test that scores nothing and says why; the status is pass
-// when the grade is exact, error when the file could not be graded, fail
-// otherwise.
+// test per point of each chaff (classout.ClassroomResult.Add), passing
+// when a valid test caught it; the status is pass when the grade is
+// exact, error when the file could not be graded, fail otherwise. The
+// invalid tests, which earn nothing, are said in a test's message, so
+// that the reporter's tables, which count passing tests, show the grade.
 func (g *Grade) WriteClassroom(w io.Writer) error {
 	res := classout.ClassroomResult{Version: 1, Status: "pass", MaxScore: g.Max, Tests: []classout.ClassroomTest{}}
 	if g.Problem != "" {
@@ -328,18 +329,19 @@ func (g *Grade) WriteClassroom(w io.Writer) error {
 	if !g.Exact() {
 		res.Status = "fail"
 	}
-	for _, inv := range g.Invalid {
-		res.Tests = append(res.Tests, classout.ClassroomTest{Name: "invalid test " + inv.Test, Status: "fail",
-			Message: strings.TrimSpace(inv.reason() + "\n" + inv.Message), TestCode: "go test -run '^" + inv.Test + "$'", Filename: g.File})
-	}
 	for i, c := range g.Chaffs {
-		t := classout.ClassroomTest{Name: c.learnerName(i, len(g.Chaffs)), Status: "fail", Message: c.learnerOutput(),
-			TestCode: "go tool mutate check " + g.File, Filename: g.File}
+		earned := 0.0
 		if c.Caught() {
-			t.Score, t.Status = float64(c.Points), "pass"
+			earned = float64(c.Points)
 		}
-		res.Tests = append(res.Tests, t)
+		res.Add(classout.ClassroomTest{Name: c.learnerName(i, len(g.Chaffs)), Message: c.learnerOutput(),
+			TestCode: "go tool mutate check " + g.File, Filename: g.File}, c.Points, earned)
 	}
+	var invalid []string
+	for _, inv := range g.Invalid {
+		invalid = append(invalid, "invalid test "+inv.Test+", which earns nothing: "+strings.TrimSpace(inv.reason()+"\n"+inv.Message))
+	}
+	res.Note(strings.Join(invalid, "\n"))
 	return writeJSON(w, res)
 }
 

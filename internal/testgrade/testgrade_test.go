@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/classout"
+	"github.com/fencelab/fencelab/internal/classout/classouttest"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
 )
@@ -234,5 +236,41 @@ func TestNew_RunsThatEnded(t *testing.T) {
 	g = New("a_test.go", []string{"TestSpin", "TestOpen"}, nil, rep, wheats)
 	if want := "a_test.go: under wheat open, a correct alternative (what is left open), no test of the file was running when its run ended: the test binary was killed by signal SIGSEGV between tests"; g.Problem != want || g.Points != 0 {
 		t.Errorf("Problem = %q, %d points; want %q, 0", g.Problem, g.Points, want)
+	}
+}
+
+// Every figure GitHub Classroom's reporter shows is the grade: 0, 4 and 8
+// of 8 chaffs caught show 0 %, 50 % and 100 %, though a test of the file
+// is invalid (it earns nothing, and is said in a message, not counted as
+// a test of the result).
+func TestGrade_WriteClassroom_TheReporterShowsTheGrade(t *testing.T) {
+	wheats := map[string]bool{"wording": true}
+	for _, caught := range []int{0, 4, 8} {
+		rep := &report.Report{}
+		for i := range 8 {
+			m := report.Mutant{ID: fmt.Sprintf("chaff%d", i+1), Step: i + 1, Status: report.Survived, FailedTests: []string{}}
+			if i < caught {
+				m.Status, m.FailedTests = report.Killed, []string{"TestGood"}
+			}
+			rep.Mutants = append(rep.Mutants, m)
+		}
+		rep.Mutants = append(rep.Mutants, report.Mutant{ID: "wording", Title: "the wording is open", Status: report.Killed, FailedTests: []string{"TestWords"}})
+		g := New("ann_test.go", []string{"TestGood", "TestWords"}, nil, rep, wheats)
+		var b bytes.Buffer
+		if err := g.WriteClassroom(&b); err != nil {
+			t.Fatal(err)
+		}
+		validate(t, classroomSchema, b.Bytes())
+		var res classout.ClassroomResult
+		if err := json.Unmarshal(b.Bytes(), &res); err != nil {
+			t.Fatal(err)
+		}
+		want := float64(caught) / 8 * 100
+		if got := classouttest.Reporter(res); got != (classouttest.Totals{Console: want, Aggregate: want, Recorded: want}) {
+			t.Errorf("%d of 8 caught: the reporter shows %+v, want %v %% everywhere", caught, got, want)
+		}
+		if len(res.Tests) != 8 || !strings.Contains(b.String(), "invalid test TestWords, which earns nothing: fails on wheat wording") {
+			t.Errorf("%d of 8 caught: want 8 tests and the invalid test in a message:\n%s", caught, b.String())
+		}
 	}
 }

@@ -24,3 +24,40 @@ type GradescopeTest struct {
 	Output     string  `json:"output"`
 	Visibility string  `json:"visibility"`
 }
+
+// Gradescope lets a test override the visibility of the results ("a test
+// can override this setting with its own visibility setting ... useful
+// for pre-submission checks", the specification's "Controlling Test Case
+// Visibility"), and hides the total score while a test is hidden. So a
+// grade says at once what became of the submission as a whole (read, or
+// why not: a problem gives nothing away) in a test that is always
+// visible, and what gives answers away follows the instructor's choice.
+
+// SubmissionTest is the test that says what became of the submission as a
+// whole: visible at once, worth nothing; passed when it could be graded.
+func SubmissionTest(graded bool, output string) GradescopeTest {
+	t := GradescopeTest{Name: "your submission", Status: "failed", Output: output, Visibility: "visible"}
+	if graded {
+		t.Status = "passed"
+	}
+	return t
+}
+
+// InstructorTest is a test for the instructor's eyes only (Gradescope
+// shows instructors every test): what went wrong on the grader's side.
+func InstructorTest(output string) GradescopeTest {
+	return GradescopeTest{Name: "for the instructor", Status: "failed", Output: output, Visibility: "hidden"}
+}
+
+// Shows says when the tests of a visibility show to the learner.
+func Shows(visibility string) string {
+	switch visibility {
+	case "after_due_date":
+		return "after the due date"
+	case "after_published":
+		return "when your instructor publishes the grades"
+	case "hidden":
+		return "to your instructor only"
+	}
+	return "below"
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/submission"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
@@ -38,6 +40,16 @@ several, or where the mutants cannot run (no sandbox, nothing cached), they
 write a grade of 0 that says why. It takes run's flags that choose the
 mutants; generated mutants run to the end, as with -full.
 
+-submission DIR grades what one learner handed in, as learners hand it in:
+the one prediction file (NAME.yaml or NAME.yml) at its top, under a folder,
+or in a repository's predictions/; with -tests, the one test file
+(NAME_test.go) anywhere in it. With none or several, the grade is 0 and
+names each file found. -metadata FILE (Gradescope's
+submission_metadata.json) says who handed it in: its users replace the
+file's own learner in every output. A grade's problems (none, several, an
+invalid file) are visible to the learner at once; what gives answers away
+(each mutant's or chaff's test, and so the score) follows -visibility.
+
 Given Go test files (FILE_test.go) instead, check grades each as one
 learner's test suite for the catalog's package, as Examplar does (Wrenn and
 Krishnamurthi, ICER 2019): the file is checked first (the package's _test
@@ -60,16 +72,20 @@ chaffs, check runs the file on the package alone.
 ` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
 func check(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags] FILE...", checkSummary)
+	fs := newFlagSet(c, "[flags] FILE... | -submission DIR [-tests]", checkSummary)
 	var f checkFlags
 	f.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if isTestFile(fs.Args()) {
-		return checkTests(ctx, c, fs, &f, fs.Args())
+	files, problem, err := f.submitted(c, fs)
+	if err != nil {
+		return err
 	}
-	credit, err := f.validate(fs)
+	if *f.tests || f.submission == "" && isTestFile(files) {
+		return checkTests(ctx, c, fs, &f, files, problem)
+	}
+	credit, err := f.validate(fs, files, problem)
 	if err != nil {
 		return err
 	}
@@ -82,34 +98,39 @@ func check(ctx context.Context, c *call, args []string) error {
 			maxPoints = set.MaxPoints(nil)
 		}
 	}
-	notGraded := func(why string, err error) error {
-		ng := predict.NotGraded{File: strings.Join(fs.Args(), " "), MaxPoints: maxPoints, Why: why}
+	notGraded := func(why, detail string, err error) error {
+		ng := predict.NotGraded{File: strings.Join(files, " "), MaxPoints: maxPoints, Why: why, Detail: detail}
 		if werr := f.g.WriteNotGraded(ng, c.writeFile); werr != nil {
 			return werr
 		}
 		return err
 	}
-	if pattern := unmatched(fs.Args()); pattern != "" {
+	if problem != "" {
+		return notGraded(problem, "", errors.New(strings.TrimPrefix(problem, "Not graded: ")))
+	}
+	if pattern := unmatched(files); pattern != "" {
 		err := fmt.Errorf("no file matches %s: write the predictions in one file there (go tool mutate template prints one to fill in)", text.Name(pattern))
 		return notGraded("Not graded: no prediction file was handed in, as no file matches "+text.Name(pattern)+
-			". Write your predictions in one file there: go tool mutate template prints one to fill in.", err)
+			". Write your predictions in one file there: go tool mutate template prints one to fill in.", "", err)
 	}
-	if err := f.g.OneSubmission(fs.Args()); err != nil {
-		return notGraded(fmt.Sprintf("Not graded: %d prediction files were handed in, and a grade is for one: keep your predictions in one file (predictions/NAME.yaml) and remove the others.", len(fs.Args())), err)
+	if err := f.g.OneSubmission(files); err != nil {
+		return notGraded(fmt.Sprintf("Not graded: %d prediction files were handed in, and a grade is for one: keep your predictions in one file (predictions/NAME.yaml) and remove the others.", len(files)), "", err)
 	}
-	lp := &predict.Loader{Files: fs.Args(), Partial: *f.partial}
+	lp := &predict.Loader{Files: files, Partial: *f.partial}
 	rep, pfs, err := f.results(ctx, c, fs, lp)
 	switch {
 	case err == nil:
 	case rep != nil && lp.NoneValid():
 		// Every file is invalid: each earns nothing, and every output
 		// says why.
-		return f.invalidClass(c, f.g.Class(nil, lp.Invalid, rep, credit), rep, err)
+		class := f.g.Class(nil, lp.Invalid, rep, credit)
+		class.Identify(f.learner)
+		return f.invalidClass(c, class, rep, err)
 	case errors.Is(err, harness.ErrNoSandbox):
 		return notGraded("Not graded: the grader could not run the mutants, and has no results of them to grade with. "+
-			"Your file is not at fault: your instructor will grade it again.\n\n"+
-			"For the instructor: "+err.Error()+". Run the mutants once when the autograder is set up (go tool mutate run -json > results.json) "+
-			"and grade with them: go tool mutate check -results results.json (docs/course.md, Gradescope).", err)
+			"Your file is not at fault: your instructor will grade it again.",
+			err.Error()+". Run the mutants once when the autograder is set up (go tool mutate run -json > results.json) "+
+				"and grade with them: go tool mutate check -results results.json (docs/course.md, Gradescope).", err)
 	default:
 		return err
 	}
@@ -117,6 +138,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		return err
 	}
 	class := f.g.Class(pfs, lp.Invalid, rep, credit)
+	class.Identify(f.learner)
 	if *f.answers {
 		class.ShowAnswers()
 	}
@@ -139,6 +161,12 @@ func check(ctx context.Context, c *call, args []string) error {
 
 // checkFlags are the flags of check.
 type checkFlags struct {
+	// submission is the folder of what a learner handed in (-submission),
+	// where check finds the file; tests says it is a test file (-tests).
+	submission, metadata string
+	tests                *bool
+	// learner is who handed it in, as -metadata says; "" when it does not.
+	learner                    string
 	sel                        selection
 	rf                         runFlags
 	resultsFile, credit        *string
@@ -148,6 +176,9 @@ type checkFlags struct {
 }
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.submission, "submission", "", "grade the one file that the learner's submission in `dir` holds (a prediction file, NAME.yaml or NAME.yml: at its top, in a folder, or a repository's predictions/), instead of FILEs; with none or several, the grade is 0 and says what to hand in")
+	f.tests = fs.Bool("tests", false, "with -submission: the submission's file is a test file (NAME_test.go, anywhere in it): the tests assignment")
+	fs.StringVar(&f.metadata, "metadata", "", "who handed the one file in: Gradescope's submission metadata `file` (submission_metadata.json), whose users replace the file's learner")
 	f.sel.register(fs, true)
 	f.rf.register(fs)
 	f.resultsFile = fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
@@ -164,10 +195,11 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	f.out.registerFiles(fs, "stryker")
 }
 
-// validate checks the flags and arguments, and the files to write, and
-// returns the credit rule.
-func (f *checkFlags) validate(fs *flag.FlagSet) (predict.Credit, error) {
-	if fs.NArg() == 0 {
+// validate checks the flags and the files to grade (with a problem of the
+// submission, none may be), and the files to write, and returns the
+// credit rule.
+func (f *checkFlags) validate(fs *flag.FlagSet, files []string, problem string) (predict.Credit, error) {
+	if len(files) == 0 && problem == "" {
 		return "", usagef(fs, "no prediction file given (go tool mutate template writes one)")
 	}
 	if *f.json && *f.md {
@@ -207,6 +239,51 @@ func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp 
 	known.Questions = questionIDs(f.g.Questions)
 	pfs, err := lp.Load(known)
 	return rep, pfs, err
+}
+
+// submitted returns the files to grade: the arguments, or the one file
+// that -submission's folder holds; with none or several there, what the
+// learner's grade of 0 says. It reads -metadata, when given, into
+// f.learner: a file that names no one is said on stderr, and the file's
+// own learner: stands.
+func (f *checkFlags) submitted(c *call, fs *flag.FlagSet) (files []string, problem string, err error) {
+	files = fs.Args()
+	switch {
+	case f.submission == "" && *f.tests:
+		return nil, "", usagef(fs, "-tests says what -submission looks for: give -submission DIR")
+	case f.submission != "" && fs.NArg() > 0:
+		return nil, "", usagef(fs, "-submission DIR finds the file to grade: give no FILE beside it (%s)", fs.Arg(0))
+	case f.submission != "":
+		kind := submission.Predictions
+		if *f.tests {
+			kind = submission.Tests
+		}
+		found, err := submission.Find(f.submission, kind)
+		switch {
+		case errors.Is(err, submission.ErrTooLarge):
+			return nil, "Not graded: " + err.Error() + ".", nil
+		case err != nil:
+			return nil, "", err
+		}
+		if problem := found.Describe(kind); problem != "" {
+			return nil, problem, nil
+		}
+		files = []string{filepath.Join(f.submission, found.Files[0])}
+	}
+	if f.metadata != "" {
+		if len(files) > 1 {
+			return nil, "", usagef(fs, "-metadata says who handed in one submission, and %d files were given", len(files))
+		}
+		users, err := submission.ReadMetadata(f.metadata)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, "", err
+			}
+			fmt.Fprintf(c.stderr, "mutate check: -metadata: %v; the learner is who the file says\n", err)
+		}
+		f.learner = users.String()
+	}
+	return files, "", nil
 }
 
 // unmatched returns the first of args that does not exist and holds a

@@ -31,7 +31,7 @@ func isTestFile(args []string) bool {
 // catalog's package (see testgrade.GradeFiles), writes every output, and
 // returns the problems of the files that could not be graded (exit 2),
 // or the verdict: 1 unless every file is exact.
-func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string) error {
+func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
 	if set := setFlags(fs, notForTests...); len(set) > 0 {
 		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -sandbox)", set[0])
 	}
@@ -45,30 +45,38 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 	if err != nil {
 		return err
 	}
-	notGraded := func(why string, err error) error {
-		ng := predict.NotGraded{File: strings.Join(files, " "), MaxPoints: set.MaxPoints(wheats), Why: why}
+	notGraded := func(why, detail string, err error) error {
+		ng := predict.NotGraded{File: strings.Join(files, " "), MaxPoints: set.MaxPoints(wheats), Why: why, Detail: detail}
 		if werr := f.g.WriteNotGraded(ng, c.writeFile); werr != nil {
 			return werr
 		}
 		return err
 	}
+	if problem != "" {
+		return notGraded(problem, "", errors.New(strings.TrimPrefix(problem, "Not graded: ")))
+	}
 	if pattern := unmatched(files); pattern != "" {
-		return notGraded("Not graded: no test file was handed in, as no file matches "+text.Name(pattern)+".",
+		return notGraded("Not graded: no test file was handed in, as no file matches "+text.Name(pattern)+".", "",
 			fmt.Errorf("no file matches %s", text.Name(pattern)))
 	}
 	if f.g.Grading() && len(files) > 1 {
-		return notGraded(fmt.Sprintf("Not graded: %d test files were handed in, and a grade is for one: keep your tests in one file and remove the others.", len(files)),
+		return notGraded(fmt.Sprintf("Not graded: %d test files were handed in, and a grade is for one: keep your tests in one file and remove the others.", len(files)), "",
 			fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", len(files)))
 	}
 	pr := progress.New(c.stderr, f.rf.quiet)
 	cfg := testgrade.Config{Set: set, Wheats: wheats, Options: f.rf.options(c, pr), Engine: c.eng.tests()}
 	grades, err := testgrade.GradeFiles(ctx, cfg, files)
 	if errors.Is(err, harness.ErrNoSandbox) {
-		return notGraded("Not graded: the grader could not run your tests. Your file is not at fault: your instructor will grade it again.\n\n"+
-			"For the instructor: "+err.Error()+". Learners' tests run only in sandboxes: grade where there are user namespaces or Landlock (docs/course.md, Tests as the assignment).", err)
+		return notGraded("Not graded: the grader could not run your tests. Your file is not at fault: your instructor will grade it again.",
+			err.Error()+". Learners' tests run only in sandboxes: grade where there are user namespaces or Landlock (docs/course.md, Tests as the assignment).", err)
 	}
 	if err != nil {
 		return err
+	}
+	if f.learner != "" {
+		for _, g := range grades {
+			g.Learner = f.learner
+		}
 	}
 	if err := writeTestGrades(c, &f.g, grades); err != nil {
 		return err

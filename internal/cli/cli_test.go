@@ -257,3 +257,29 @@ func TestCheckTests_RefusesToRunLearnersTestsWithoutASandbox(t *testing.T) {
 		}
 	}
 }
+
+// -submission takes the place of the files, -tests says what it looks
+// for, and -metadata names one submission's learner: each misuse is a
+// usage error before anything runs.
+func TestCheck_SubmissionFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-tests", "a_test.go"}, "-tests says what -submission looks for: give -submission DIR"},
+		{[]string{"-submission", dir, "a.yaml"}, "-submission DIR finds the file to grade: give no FILE beside it (a.yaml)"},
+		{[]string{"-metadata", filepath.Join(dir, "meta.json"), "a.yaml", "b.yaml"}, "-metadata says who handed in one submission, and 2 files were given"},
+		{[]string{"-metadata", filepath.Join(dir, "meta.json"), "a.yaml"}, "meta.json: no such file or directory"},
+		{[]string{"-submission", filepath.Join(dir, "nowhere")}, "nowhere: no such file or directory"},
+	} {
+		f := &fake{rep: mutants(report.Killed)}
+		code, _, stderr := mutateWith(t, t.Context(), f, append([]string{"check"}, tc.args...)...)
+		if code != report.ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("check %v: exit code %d, stderr:\n%s\nwant 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if f.sel != nil || f.opt != nil {
+			t.Errorf("check %v: selected or ran mutants", tc.args)
+		}
+	}
+}

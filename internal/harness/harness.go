@@ -499,7 +499,16 @@ func (o *Options) mayRun() error {
 	if o.unsandboxed == "" {
 		return nil
 	}
-	return fmt.Errorf("%w (%s); nothing cached answers this run. Namespaces need user namespaces that may mount (Ubuntu 24.04 refuses them: sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that allows them; Docker's default seccomp profile refuses them); Landlock needs Linux 5.13 or newer with landlock among its security modules (lsm=). Where only your own code runs, -sandbox=none runs them without (reduced isolation: a test can then do what you can, see docs/internals.md); or run where there are sandboxes, and use the results here (check -results)", ErrNoSandbox, o.unsandboxed)
+	need := "Namespaces need user namespaces that may mount (Ubuntu 24.04 refuses them: sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that allows them; Docker's default seccomp profile refuses them); Landlock needs Linux 5.13 or newer with landlock among its security modules (lsm=)"
+	if o.Blind {
+		// A learner's tests: they run in sandboxes or not at all.
+		return fmt.Errorf("%w (%s). %s", ErrNoSandbox, o.unsandboxed, need)
+	}
+	cached := "; nothing cached answers this run"
+	if o.NoCache {
+		cached = "; -no-cache reads nothing cached"
+	}
+	return fmt.Errorf("%w (%s)%s. %s. Where only your own code runs, -sandbox=none runs them without (reduced isolation: a test can then do what you can, see docs/internals.md); or run where there are sandboxes, and use the results here (check -results)", ErrNoSandbox, o.unsandboxed, cached, need)
 }
 
 // checkTree returns an error if the module's files changed since setUp;

@@ -160,7 +160,7 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	for _, want := range []string{
 		"(alice): 1 of 2 exact, 1 of 2 points, precision 0.50, recall 0.50",
 		"class: 2 learners\n",
-		"mispredicted most: m2 (2 of 2 valid)",
+		"mispredicted most: m2 (by 2 of 2 valid files)",
 		"    wrong:     TestA (predicted, but it passed)",
 		"    missed:    TestB (it failed with:)\n                 TestB failed",
 	} {
@@ -175,7 +175,7 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	if err := c.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| alice | 1/2 | 1/2 | 0.50 | 0.50 |", "| `m2` | 2 of 2 valid |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ | 0/1 |",
+	for _, want := range []string{"| alice | 1/2 | 1/2 | 0.50 | 0.50 |", "| `m2` | mispredicted by 2 of 2 valid files |", "| - | `m2` | killed | `TestA` | `TestB` | `TestB` | `TestA` | ✗ | 0/1 |",
 		"What the missed tests reported:\n\n- `TestB` under `m2`:\n\n  ```\n  TestB failed\n  ```\n"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, buf.String())

@@ -18,14 +18,32 @@ import (
 // Visibilities are when Gradescope shows a result to the learner.
 var Visibilities = []string{"visible", "hidden", "after_due_date", "after_published"}
 
-// WriteGradescope writes s as Gradescope's results.json: the score, and a
-// test per mutant worth its points, passed when the prediction is exact,
-// with what was predicted, missed and wrong as its output; visibility says
-// when the learner sees them. An invalid file scores 0, and its problems
-// are the output.
+// WriteGradescope writes s as Gradescope's results.json: the score, a test
+// per mutant worth its points, passed when the prediction is exact, with
+// what was predicted, missed and wrong as its output, and a test that says
+// the file was read. visibility says when the learner sees the mutants'
+// tests, which give answers away, and so the score; the file's test is
+// visible at once. An invalid file scores 0, and its problems are visible
+// at once: they give nothing away.
 func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
 	res := classout.GradescopeResults{Score: round(s.Points), Output: s.summary(), OutputFormat: "text", TestOutputFormat: "text",
 		Visibility: visibility, StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{}}
+	if len(s.Problems) > 0 {
+		res.Visibility = "visible"
+		res.Tests = append(res.Tests, classout.SubmissionTest(false, res.Output))
+		return writeJSON(w, res)
+	}
+	read := s.read(visibility)
+	res.Tests = append(res.Tests, classout.SubmissionTest(true, read))
+	if visibility != "visible" {
+		// The heading has the score: the output says what was read.
+		res.Output = read
+		if len(s.Worksheet) > 0 {
+			var b strings.Builder
+			s.writeWorksheet(&b)
+			res.Output += "\n\n" + strings.TrimRight(b.String(), "\n")
+		}
+	}
 	for _, o := range s.Outcomes {
 		t := classout.GradescopeTest{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
 			Status: "failed", Output: s.feedback(&o), Visibility: visibility}
@@ -38,6 +56,20 @@ func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
 		res.Tests = append(res.Tests, t)
 	}
 	return writeJSON(w, res)
+}
+
+// read says that s's file was read, and what it answers, without its
+// grade; and when the grade shows, for visibility.
+func (s *Score) read(visibility string) string {
+	name := text.Name(s.File)
+	if s.Learner != "" {
+		name += " (" + text.Name(s.Learner) + ")"
+	}
+	msg := fmt.Sprintf("%s: a valid prediction file, %d of %d mutants", name, s.Answered, s.Total)
+	if len(s.Worksheet) > 0 {
+		msg += fmt.Sprintf(" and %d of %d of the worksheet's questions", s.WorksheetAnswered(), len(s.Worksheet))
+	}
+	return msg + " answered. Each mutant's grade, and the total, show " + classout.Shows(visibility) + "."
 }
 
 // WriteClassroom writes s as the result of a GitHub Classroom runner: a
@@ -373,28 +405,44 @@ func (o *Outputs) Write(class *Class, rep *report.Report, create func(path, what
 type NotGraded struct {
 	File      string // what was handed in, as far as it is one
 	MaxPoints int
-	Why       string
+	// Why is what the learner reads: what to do, or that the file is not
+	// at fault.
+	Why string
+	// Detail is what the instructor should know: what went wrong on the
+	// grader's side, which may name its directories.
+	Detail string
 }
 
 // WriteGradescope writes n as Gradescope's results.json: a score of 0 and
-// why, no test.
-func (n NotGraded) WriteGradescope(w io.Writer, visibility string) error {
-	return writeJSON(w, classout.GradescopeResults{Score: 0, Output: n.Why, OutputFormat: "text", TestOutputFormat: "text",
-		Visibility: visibility, StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{}})
+// why, visible at once, and what the instructor should know in a test
+// that only instructors see.
+func (n NotGraded) WriteGradescope(w io.Writer) error {
+	res := classout.GradescopeResults{Score: 0, Output: n.Why, OutputFormat: "text", TestOutputFormat: "text",
+		Visibility: "visible", StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{classout.SubmissionTest(false, n.Why)}}
+	if n.Detail != "" {
+		res.Tests = append(res.Tests, classout.InstructorTest(n.Detail))
+	}
+	return writeJSON(w, res)
 }
 
 // WriteClassroom writes n as a GitHub Classroom runner's result: status
-// error, one test that scores nothing and says why.
+// error, one test that scores nothing and says why, and what the
+// instructor should know (the learner's own repository runs it: nothing
+// of a grader's is in it).
 func (n NotGraded) WriteClassroom(w io.Writer) error {
+	msg := n.Why
+	if n.Detail != "" {
+		msg += "\n\nFor the instructor: " + n.Detail
+	}
 	return writeJSON(w, classout.ClassroomResult{Version: 1, Status: "error", MaxScore: n.MaxPoints, Tests: []classout.ClassroomTest{
-		{Name: "not graded", Status: "error", Message: n.Why, TestCode: "go tool mutate check " + n.File, Filename: n.File}}})
+		{Name: "not graded", Status: "error", Message: msg, TestCode: "go tool mutate check " + n.File, Filename: n.File}}})
 }
 
 // WriteNotGraded writes the grades of o that n stands for, each with
 // create.
 func (o *Outputs) WriteNotGraded(n NotGraded, create func(path, what string, write func(io.Writer) error) error) error {
 	if o.Gradescope != "" {
-		if err := create(o.Gradescope, "a grade of 0 that says why, for Gradescope", func(w io.Writer) error { return n.WriteGradescope(w, o.Visibility) }); err != nil {
+		if err := create(o.Gradescope, "a grade of 0 that says why, for Gradescope", func(w io.Writer) error { return n.WriteGradescope(w) }); err != nil {
 			return err
 		}
 	}

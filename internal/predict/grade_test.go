@@ -99,10 +99,15 @@ func TestScore_WriteGradescope(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Score != 1 || got.Visibility != "after_due_date" || len(got.Tests) != 3 || !strings.Contains(got.Output, "(alice): 1 of 3 exact, 1 of 4 points") {
+	// The score and each mutant's test show after the due date: what the
+	// learner sees at once, the output and the file's test, says the file
+	// was read, and nothing of its grade.
+	read := "(alice): a valid prediction file, 3 of 3 mutants answered. Each mutant's grade, and the total, show after the due date."
+	if got.Score != 1 || got.Visibility != "after_due_date" || len(got.Tests) != 4 || !strings.HasSuffix(got.Output, read) || strings.Contains(got.Output, "exact") {
 		t.Fatalf("results = %+v", got)
 	}
 	want := []classout.GradescopeTest{
+		{Name: "your submission", Status: "passed", Visibility: "visible"},
 		{Name: "step 1: m1 (the first fault)", Number: "1", Score: 1, MaxScore: 1, Status: "passed", Visibility: "after_due_date"},
 		{Name: "step 2: m2", Number: "2", Score: 0, MaxScore: 2, Status: "failed", Visibility: "after_due_date"},
 		{Name: "m3", Score: 0, MaxScore: 1, Status: "failed", Visibility: "after_due_date"},
@@ -114,8 +119,23 @@ func TestScore_WriteGradescope(t *testing.T) {
 			t.Errorf("test %d = %+v, want %+v", i, g, w)
 		}
 	}
-	if out := got.Tests[1].Output; !strings.Contains(out, "    missed:    TestB (it failed with:)\n                 TestB failed") || !strings.Contains(out, "    wrong:     TestP (predicted, but it passed)") {
+	if !strings.HasSuffix(got.Tests[0].Output, read) {
+		t.Errorf("the file's test says %q, want %q", got.Tests[0].Output, read)
+	}
+	if out := got.Tests[2].Output; !strings.Contains(out, "    missed:    TestB (it failed with:)\n                 TestB failed") || !strings.Contains(out, "    wrong:     TestP (predicted, but it passed)") {
 		t.Errorf("m2's output = %q, want what was missed, with its message, and what was wrong", out)
+	}
+
+	// Visible at once, the output is the grade's heading.
+	b.Reset()
+	if err := s.WriteGradescope(&b, "visible"); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(got.Output, "(alice): 1 of 3 exact, 1 of 4 points, precision 0.50, recall 0.67") || !strings.HasSuffix(got.Tests[0].Output, "Each mutant's grade, and the total, show below.") {
+		t.Errorf("visible results = %+v", got)
 	}
 }
 
@@ -233,7 +253,8 @@ func TestInvalidScore(t *testing.T) {
 	var c classout.ClassroomResult
 	json.Unmarshal(gs.Bytes(), &g)
 	json.Unmarshal(cr.Bytes(), &c)
-	if g.Score != 0 || len(g.Tests) != 3 || g.Tests[1].MaxScore != 2 || !strings.Contains(g.Output, "bob.yaml is invalid, so nothing was compared and it scores 0 of 4 points") || !strings.Contains(g.Output, `bob.yaml:3:7: unknown mutant "m9"`) {
+	// Visible at once: the problems give nothing away.
+	if g.Score != 0 || g.Visibility != "visible" || len(g.Tests) != 1 || g.Tests[0].Visibility != "visible" || g.Tests[0].Output != g.Output || !strings.Contains(g.Output, "bob.yaml is invalid, so nothing was compared and it scores 0 of 4 points") || !strings.Contains(g.Output, `bob.yaml:3:7: unknown mutant "m9"`) {
 		t.Errorf("Gradescope = %+v", g)
 	}
 	if c.Status != "error" || c.MaxScore != 4 || len(c.Tests) != 1 || c.Tests[0].Status != "error" || c.Tests[0].Score != 0 || !strings.Contains(c.Tests[0].Message, `unknown mutant "m9"`) {

@@ -55,7 +55,7 @@ func (c *Class) WriteHTML(w io.Writer) error {
 		page.Mutants = append(page.Mutants, c.mutantColumn(id))
 	}
 	for _, s := range c.all() {
-		row := classRow{Name: s.Name(), File: s.File, Exact: s.Exact, Total: s.Total, Model: s.Model,
+		row := classRow{Name: s.Name(), File: s.File, Learner: s.Learner != "", Exact: s.Exact, Total: s.Total, Model: s.Model,
 			Points: fmt.Sprintf("%s/%d", points(s.Points), s.MaxPoints), Precision: s.Precision.String(), Recall: s.Recall.String()}
 		for _, id := range ids {
 			row.Cells = append(row.Cells, cellOf(s, id))
@@ -75,7 +75,7 @@ func (c *Class) WriteHTML(w io.Writer) error {
 		}
 	}
 	for _, inv := range c.Invalid {
-		row := classRow{Name: inv.Name(), File: inv.File, Invalid: true}
+		row := classRow{Name: inv.Name(), File: inv.File, Learner: inv.Learner != "", Invalid: true}
 		for range ids {
 			row.Cells = append(row.Cells, classCell{Class: "invalid", Mark: "!", Title: "the file is invalid: see its problems below"})
 		}
@@ -177,6 +177,7 @@ type testCount struct {
 
 type classRow struct {
 	Name, File                string
+	Learner                   bool // Name is the learner's, not the file's
 	Invalid, Model            bool
 	Exact, Total              int
 	Points, Precision, Recall string
@@ -197,7 +198,7 @@ var classTemplate = template.Must(template.New("class").Funcs(template.FuncMap{
 	"rowOf": func(r classRow, ms []classMutant) rowArgs { return rowArgs{r, ms} },
 	"plus":  func(a, b int) int { return a + b },
 	"style": func() template.CSS { return classout.PageStyle },
-}).Parse(`{{define "row"}}<tr{{if .Row.Invalid}} class="invalid"{{end}}{{if .Row.Model}} class="model"{{end}}><th title="{{.Row.File}}">{{.Row.Name}}</th>{{$name := .Row.Name}}{{$ms := .Mutants}}{{range $i, $c := .Row.Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $ms $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Row.Invalid}}<td colspan="4">invalid</td>{{else}}<td class="num">{{.Row.Exact}}/{{.Row.Total}}</td><td class="num">{{.Row.Points}}</td><td class="num">{{.Row.Precision}}</td><td class="num">{{.Row.Recall}}</td>{{end}}</tr>
+}).Parse(`{{define "row"}}<tr{{if .Row.Invalid}} class="invalid"{{end}}{{if .Row.Model}} class="model"{{end}}><th title="{{.Row.File}}">{{.Row.Name}}{{if .Row.Learner}}<br><code>{{.Row.File}}</code>{{end}}</th>{{$name := .Row.Name}}{{$ms := .Mutants}}{{range $i, $c := .Row.Cells}}<td class="cell {{.Class}}" data-learner="{{$name}}" data-mutant="{{(index $ms $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}{{if .Row.Invalid}}<td colspan="4">invalid</td>{{else}}<td class="num">{{.Row.Exact}}/{{.Row.Total}}</td><td class="num">{{.Row.Points}}</td><td class="num">{{.Row.Precision}}</td><td class="num">{{.Row.Recall}}</td>{{end}}</tr>
 {{end}}<!doctype html>
 <html lang="en">
 <head>
@@ -231,7 +232,7 @@ table.worksheet td { white-space: pre-wrap; max-width: 60rem; }
 <table id="missed">
 <thead><tr><th>mutant</th><th>status</th><th>exact</th><th>tests missed</th></tr></thead>
 <tbody>
-{{range .Mutants}}<tr><th><code>{{.ID}}</code></th><td>{{.Status}}</td><td class="num">{{.Exact}} of {{.Valid}} valid</td><td>{{range $i, $m := .Missed}}{{if $i}}, {{end}}<code>{{$m.Test}}</code> ({{$m.Files}}){{else}}none{{end}}</td></tr>
+{{range .Mutants}}<tr><th><code>{{.ID}}</code></th><td>{{.Status}}</td><td class="num">exact in {{.Exact}} of {{.Valid}} valid files</td><td>{{range $i, $m := .Missed}}{{if $i}}, {{end}}<code>{{$m.Test}}</code> ({{$m.Files}}){{else}}none{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 {{with .Worksheet}}<h2>The worksheet</h2>

@@ -36,12 +36,12 @@ func TestClass_WriteHTML(t *testing.T) {
 		`<tr class="model"><td colspan="7">The model answer, not counted in the class:</td></tr>
 <tr class="model"><th title="`,
 		`<td class="num">2/2</td><td class="num">2/2</td><td class="num">1.00</td><td class="num">1.00</td></tr>`,
-		`<tr class="invalid"><th title="carol.yaml">carol</th>`,
+		`<tr class="invalid"><th title="carol.yaml">carol<br><code>carol.yaml</code></th>`,
 		`<td class="cell invalid" data-learner="carol" data-mutant="m2"`,
 		`<td class="share" data-mutant="m1" title="2 of 2 valid files predicted m1 exactly">100%</td>`,
 		`<td class="share" data-mutant="m2" title="0 of 2 valid files predicted m2 exactly">0%</td>`,
-		`<tr><th><code>m2</code></th><td>killed</td><td class="num">0 of 2 valid</td><td><code>TestB</code> (2), <code>TestA</code> (1)</td></tr>`,
-		`<tr><th><code>m1</code></th><td>killed</td><td class="num">2 of 2 valid</td><td>none</td></tr>`,
+		`<tr><th><code>m2</code></th><td>killed</td><td class="num">exact in 0 of 2 valid files</td><td><code>TestB</code> (2), <code>TestA</code> (1)</td></tr>`,
+		`<tr><th><code>m1</code></th><td>killed</td><td class="num">exact in 2 of 2 valid files</td><td>none</td></tr>`,
 		`<h3>carol: <code>carol.yaml</code></h3>`,
 		`<li><code>carol.yaml:3:7: unknown test &#34;TestZ&#34;</code></li>`,
 	} {

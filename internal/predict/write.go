@@ -203,7 +203,7 @@ func (c *Class) writeSummary(b *strings.Builder) {
 	var most []string
 	for _, m := range c.Mispredicted {
 		if m.Files > 0 {
-			most = append(most, fmt.Sprintf("%s (%d of %d valid)", m.Mutant, m.Files, len(c.Scores)))
+			most = append(most, fmt.Sprintf("%s (by %d of %d valid files)", m.Mutant, m.Files, len(c.Scores)))
 		}
 	}
 	switch {
@@ -226,9 +226,9 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 		for _, inv := range c.Invalid {
 			fmt.Fprintf(&b, "| %s | invalid | 0/%d | – | – |\n", mdText(inv.Name()), inv.MaxPoints)
 		}
-		fmt.Fprintf(&b, "\n| mutant | learners who mispredicted it |\n|---|---:|\n")
+		fmt.Fprintf(&b, "\n| mutant | learners who mispredicted it |\n|---|---|\n")
 		for _, m := range c.Mispredicted {
-			fmt.Fprintf(&b, "| `%s` | %d of %d valid |\n", m.Mutant, m.Files, len(c.Scores))
+			fmt.Fprintf(&b, "| `%s` | mispredicted by %d of %d valid files |\n", m.Mutant, m.Files, len(c.Scores))
 		}
 		b.WriteString("\n")
 	}

@@ -176,16 +176,21 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 func (g *grader) pkgDir() string { return g.unit.Target.Dir }
 
 // grade grades one learner's file.
-func (g *grader) grade(ctx context.Context, file string) (*Grade, error) {
+func (g *grader) grade(ctx context.Context, file string) (gr *Grade, err error) {
 	g.opt.Progress.Phase("grading %s", text.Name(file))
 	src, err := infile.ReadConfined(file, MaxFileSize)
 	if err != nil {
 		return g.ungraded(file, err), nil
 	}
+	defer func() {
+		if gr != nil {
+			gr.Learner = LearnerOf(src)
+		}
+	}()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, src, parser.ParseComments|parser.AllErrors|parser.SkipObjectResolution)
 	if err != nil {
-		return g.ungraded(file, syntaxErrors(err)), nil
+		return g.ungraded(file, g.rules.parseErrors(file, src, err)), nil
 	}
 	var checkErr error
 	problems := g.rules.Check(fset, f, func(f *ast.File) yamlfile.Errors {
@@ -461,6 +466,47 @@ func (g *grader) exportsOf(ctx context.Context, imports []*ast.ImportSpec) (map[
 }
 
 // syntaxErrors returns the parser's errors as problems at file:line:col.
+// LearnerOf returns the learner a test file names, in a line of its own
+// before its package clause: "// learner: NAME" (the starter has one to
+// fill in); "" if it names none.
+func LearnerOf(src []byte) string {
+	for line := range strings.Lines(string(src)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+		if name, ok := strings.CutPrefix(line, "//"); ok {
+			if name, ok := strings.CutPrefix(strings.TrimSpace(name), "learner:"); ok {
+				r := []rune(strings.Join(strings.Fields(name), " "))
+				return string(r[:min(len(r), 200)])
+			}
+		}
+	}
+	return ""
+}
+
+// parseErrors returns the syntax errors of err, the parser's error of
+// src, at their file:line:col. A file with nothing but space and comments
+// is one problem, that it is empty; one with no package clause first is
+// that one, not the errors the parser finds after it.
+func (r Rules) parseErrors(file string, src []byte, err error) error {
+	clause := "package " + strings.Join(r.clauses(), " or package ")
+	if empty(src) {
+		return yamlfile.Errors{&yamlfile.Error{Pos: yamlfile.Pos{File: file, Line: 1, Col: 1},
+			Msg: "the file is empty: a test file begins with its package clause, " + clause + ", then imports testing and holds the tests"}}
+	}
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		if rest, ok := strings.CutPrefix(list[0].Msg, "expected 'package', "); ok {
+			p := list[0].Pos
+			return yamlfile.Errors{&yamlfile.Error{Pos: yamlfile.Pos{File: p.Filename, Line: p.Line, Col: p.Column},
+				Msg: "a test file begins with its package clause, " + clause + ": " + rest}}
+		}
+	}
+	return syntaxErrors(err)
+}
+
+// syntaxErrors returns the syntax errors of err at their file:line:col.
 func syntaxErrors(err error) error {
 	var list scanner.ErrorList
 	if !errors.As(err, &list) {
@@ -471,6 +517,16 @@ func syntaxErrors(err error) error {
 		errs = append(errs, &yamlfile.Error{Pos: yamlfile.Pos{File: e.Pos.Filename, Line: e.Pos.Line, Col: e.Pos.Column}, Msg: e.Msg})
 	}
 	return errs
+}
+
+// empty reports whether src holds no token of Go: nothing, space or
+// comments.
+func empty(src []byte) bool {
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	s.Init(fset.AddFile("", -1, len(src)), src, nil, 0)
+	_, tok, _ := s.Scan()
+	return tok == token.EOF
 }
 
 // disable returns src, the source of f, with the tests of invalid made

@@ -116,13 +116,13 @@ pre { white-space: pre-wrap; }
 <h1>The class's tests: {{.Files}} {{if eq .Files 1}}file{{else}}files{{end}}, {{len .Chaffs}} chaffs</h1>
 <p>A row is one learner's test file; a cell is one chaff (a mutant of the catalog): ✓ a valid test caught it (hover for which), ✗ missed, ! the file could not be graded. A test that fails on the reference or under a wheat (a correct alternative) is invalid and earns nothing; the last column names the wheats the file's tests failed under.</p>
 <table id="class">
-<thead><tr><th>file</th>{{range .Chaffs}}<th class="chaff" title="{{.ID}}: {{.Title}}"><span>{{.ID}}</span></th>{{end}}<th>points</th><th>invalid tests</th><th>wheats failed</th></tr></thead>
+<thead><tr><th>learner, file</th>{{range .Chaffs}}<th class="chaff" title="{{.ID}}: {{.Title}}"><span>{{.ID}}</span></th>{{end}}<th>points</th><th>invalid tests</th><th>wheats failed</th></tr></thead>
 <tbody>
-{{range .Rows}}{{$name := .Name}}<tr><th title="{{.File}}">{{.Name}}</th>{{range $i, $c := .Cells}}<td class="cell {{.Class}}" data-file="{{$name}}" data-chaff="{{(index $.Chaffs $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}<td class="num">{{.Points}}/{{.Max}}</td><td class="num">{{len .Invalid}}/{{len .Tests}}</td><td class="wheats">{{range $i, $w := .Wheats}}{{if $i}}; {{end}}<code title="{{$w.Title}}">{{$w.ID}}</code> ({{range $j, $t := $w.Tests}}{{if $j}}, {{end}}{{$t}}{{end}}){{else}}none{{end}}</td></tr>
+{{range .Rows}}{{$name := .Name}}<tr><th title="{{.File}}">{{if .Learner}}{{.Learner}}<br>{{end}}<code>{{.File}}</code></th>{{range $i, $c := .Cells}}<td class="cell {{.Class}}" data-file="{{$name}}" data-chaff="{{(index $.Chaffs $i).ID}}" title="{{.Title}}">{{.Mark}}</td>{{end}}<td class="num">{{.Points}}/{{.Max}}</td><td class="num">{{len .Invalid}}/{{len .Tests}}</td><td class="wheats">{{range $i, $w := .Wheats}}{{if $i}}; {{end}}<code title="{{$w.Title}}">{{$w.ID}}</code> ({{range $j, $t := $w.Tests}}{{if $j}}, {{end}}{{$t}}{{end}}){{else}}none{{end}}</td></tr>
 {{end}}</tbody>
 <tfoot><tr><th>caught</th>{{range .Chaffs}}<td class="share" data-chaff="{{.ID}}" title="{{.Caught}} of {{.Graded}} graded files caught {{.ID}}">{{.Caught}} of {{.Graded}}</td>{{end}}<td colspan="3"></td></tr></tfoot>
 </table>
-{{range .Rows}}{{if or .Invalid .Problem}}<h2><code>{{.File}}</code></h2>
+{{range .Rows}}{{if or .Invalid .Problem}}<h2>{{if .Learner}}{{.Learner}}: {{end}}<code>{{.File}}</code></h2>
 {{with .Problem}}<p>It could not be graded, and earns nothing:</p>
 <pre>{{.}}</pre>
 {{end}}{{with .Invalid}}<ul class="invalid">{{range .}}<li><code>{{.Test}}</code> {{reason .}}{{with .Message}}<pre>{{.}}</pre>{{end}}</li>{{end}}</ul>

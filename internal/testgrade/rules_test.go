@@ -311,3 +311,29 @@ func TestPrint(t *testing.T) {
 		t.Errorf("Check() = %q, want no problem", got)
 	}
 }
+
+// An empty file, or one of comments only, is one problem that says what a
+// test file begins with, not the parser's three; so is a file without its
+// package clause.
+func TestRules_ParseErrorsOfAnEmptyFile(t *testing.T) {
+	r := Rules{Package: "lease", Clause: exercise.Either}
+	for _, tc := range []struct{ src, want string }{
+		{"", "mine_test.go:1:1: the file is empty: a test file begins with its package clause, package lease_test or package lease, then imports testing and holds the tests"},
+		{"\n\n// TODO: tests\n", "mine_test.go:1:1: the file is empty: a test file begins with its package clause, package lease_test or package lease, then imports testing and holds the tests"},
+		{"// tests\nfunc TestX(t *testing.T) {}\n", "mine_test.go:2:1: a test file begins with its package clause, package lease_test or package lease: found 'func'"},
+	} {
+		_, err := parser.ParseFile(token.NewFileSet(), "mine_test.go", tc.src, parser.AllErrors)
+		if err == nil {
+			t.Fatalf("%q parses", tc.src)
+		}
+		if got := r.parseErrors("mine_test.go", []byte(tc.src), err).Error(); got != tc.want {
+			t.Errorf("parseErrors(%q) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+	// Any other syntax error is the parser's, every one.
+	src := "package lease_test\nfunc TestX(t *testing.T) { if }\n"
+	_, err := parser.ParseFile(token.NewFileSet(), "mine_test.go", src, parser.AllErrors)
+	if got := r.parseErrors("mine_test.go", []byte(src), err).Error(); !strings.HasPrefix(got, "mine_test.go:2:31: expected operand, found '}'") {
+		t.Errorf("parseErrors = %q, want the parser's errors", got)
+	}
+}

@@ -89,6 +89,9 @@ func (c Chaff) Caught() bool { return len(c.CaughtBy) > 0 }
 // Grade is one learner's test file, graded.
 type Grade struct {
 	File string `json:"file"`
+	// Learner is who wrote the file: as Gradescope's submission metadata
+	// says, or the file's "// learner:" line; "" if neither does.
+	Learner string `json:"learner,omitempty"`
 	// Problem says why the file could not be graded (it does not
 	// compile, breaks the rules of learners' files, holds no test, its
 	// binary ends before any test): it earns nothing, and its chaffs are
@@ -226,7 +229,7 @@ func messageOf(m report.Mutant, name string) string {
 
 // Summary is the grade's first line.
 func (g *Grade) Summary() string {
-	file := text.Name(g.File)
+	file := g.name()
 	switch {
 	case g.Problem != "" && g.Withheld:
 		return fmt.Sprintf("%s: cannot be graded: %s", file, firstLine(g.Problem))
@@ -279,16 +282,25 @@ func WriteJSON(w io.Writer, grades []*Grade) error {
 }
 
 // WriteGradescope writes g as Gradescope's results.json: the points of the
-// chaffs caught by valid tests, a test per chaff worth its points, and one
-// per invalid test, worth nothing, that says why; visibility says when the
-// learner sees them.
+// chaffs caught by valid tests, a test per chaff worth its points, one per
+// invalid test, worth nothing, that says why, and one that says the file
+// was read and ran; visibility says when the learner sees the chaffs' and
+// invalid tests' (and so the score), the file's test is visible at once.
+// A file that could not be graded earns nothing, and why is visible at
+// once: it gives nothing away.
 func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 	res := classout.GradescopeResults{Score: float64(g.Points), Output: g.Summary(), OutputFormat: "text", TestOutputFormat: "text",
 		Visibility: visibility, StdoutVisibility: "hidden", Tests: []classout.GradescopeTest{}}
 	if g.Problem != "" {
-		// The file earns nothing, and its grade says why.
-		res.Output = g.earnsNothing()
+		res.Output, res.Visibility = g.earnsNothing(), "visible"
+		res.Tests = append(res.Tests, classout.SubmissionTest(false, res.Output))
 		return writeJSON(w, res)
+	}
+	read := fmt.Sprintf("%s: %s, which ran on the package. Which chaffs they caught, which tests are invalid, and the total, show %s.",
+		g.name(), text.Count(len(g.Tests), "test", "tests"), classout.Shows(visibility))
+	res.Tests = append(res.Tests, classout.SubmissionTest(true, read))
+	if visibility != "visible" {
+		res.Output = read // the summary has the score
 	}
 	for _, inv := range g.Invalid {
 		res.Tests = append(res.Tests, classout.GradescopeTest{Name: "invalid test " + inv.Test, Status: "failed",
@@ -308,9 +320,17 @@ func (g *Grade) WriteGradescope(w io.Writer, visibility string) error {
 	return writeJSON(w, res)
 }
 
+// name is the file, and its learner when known, as a line shows them.
+func (g *Grade) name() string {
+	if g.Learner != "" {
+		return text.Name(g.File) + " (" + text.Name(g.Learner) + ")"
+	}
+	return text.Name(g.File)
+}
+
 // earnsNothing says that a file that could not be graded earns nothing,
 // and why.
-func (g *Grade) earnsNothing() string { return text.Name(g.File) + " earns nothing:\n" + g.Problem }
+func (g *Grade) earnsNothing() string { return g.name() + " earns nothing:\n" + g.Problem }
 
 // WriteClassroom writes g as the result of a GitHub Classroom runner: a
 // test per point of each chaff (classout.ClassroomResult.Add), passing
@@ -346,13 +366,13 @@ func (g *Grade) WriteClassroom(w io.Writer) error {
 }
 
 // WriteCSV writes a row per file, for a spreadsheet or an LMS import:
-// file, exact, chaffs caught, points, the most points, the invalid tests
+// learner, file, exact, chaffs caught, points, the most points, the invalid tests
 // (each with what it failed on), the problem of a file that could not be
 // graded, then a column per chaff (caught or missed) and one per wheat
 // (the file's tests that failed under it).
 func WriteCSV(w io.Writer, grades []*Grade) error {
 	chaffs, wheats := columns(grades)
-	header := []string{"file", "exact", "caught", "points", "max_points", "invalid_tests", "problem"}
+	header := []string{"learner", "file", "exact", "caught", "points", "max_points", "invalid_tests", "problem"}
 	header = append(header, chaffs...)
 	for _, id := range wheats {
 		header = append(header, "wheat: "+id)
@@ -364,7 +384,7 @@ func WriteCSV(w io.Writer, grades []*Grade) error {
 		for _, inv := range g.Invalid {
 			invalid = append(invalid, inv.Test+" ("+inv.On+")")
 		}
-		row := []string{g.File, fmt.Sprint(g.Exact()), fmt.Sprint(g.Caught), fmt.Sprint(g.Points), fmt.Sprint(g.Max),
+		row := []string{g.Learner, g.File, fmt.Sprint(g.Exact()), fmt.Sprint(g.Caught), fmt.Sprint(g.Points), fmt.Sprint(g.Max),
 			strings.Join(invalid, "; "), firstLine(g.Problem)}
 		for _, id := range chaffs {
 			row = append(row, g.chaffWord(id))

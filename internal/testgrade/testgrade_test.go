@@ -47,8 +47,10 @@ func class() []*Grade {
 		{ID: "twice", Step: 2, Title: "done twice", Points: 2, Status: report.Killed, FailedTests: []string{"TestTwice"}},
 		{ID: "wording", Title: "the contract leaves the wording open", Status: report.Survived, FailedTests: []string{}},
 	}}
+	ann := New("ann_test.go", []string{"TestExpiry", "TestTwice"}, nil, good, wheats)
+	ann.Learner = "Ann Lee"
 	return []*Grade{
-		New("ann_test.go", []string{"TestExpiry", "TestTwice"}, nil, good, wheats),
+		ann,
 		New("bob_test.go", []string{"TestWords"}, nil, rep, wheats),
 		Ungraded("cy_test.go", "cy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence", rep, wheats),
 	}
@@ -108,10 +110,29 @@ func TestNew_AnInvalidTestEarnsNothing(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Score != 2 || len(res.Tests) != 7 || res.Tests[0].Name != "invalid test TestWinner" ||
-		!strings.HasPrefix(res.Tests[0].Output, "fails, and not again: it depends on an order or a timing") ||
-		res.Tests[3].Status != "passed" || res.Tests[3].MaxScore != 2 || res.Tests[4].Status != "failed" {
+	if res.Score != 2 || len(res.Tests) != 8 || res.Tests[0].Name != "your submission" || res.Tests[0].Output != "a_test.go: 4 tests, which ran on the package. Which chaffs they caught, which tests are invalid, and the total, show below." ||
+		res.Tests[1].Name != "invalid test TestWinner" || !strings.HasPrefix(res.Tests[1].Output, "fails, and not again: it depends on an order or a timing") ||
+		res.Tests[4].Status != "passed" || res.Tests[4].MaxScore != 2 || res.Tests[5].Status != "failed" {
 		t.Errorf("Gradescope results:\n%s", b.String())
+	}
+
+	// After the due date: the chaffs, the invalid tests and the score;
+	// at once, that the file was read and ran, and nothing of its grade.
+	b.Reset()
+	if err := g.WriteGradescope(&b, "after_due_date"); err != nil {
+		t.Fatal(err)
+	}
+	var later classout.GradescopeResults
+	if err := json.Unmarshal(b.Bytes(), &later); err != nil {
+		t.Fatal(err)
+	}
+	if later.Visibility != "after_due_date" || later.Output != "a_test.go: 4 tests, which ran on the package. Which chaffs they caught, which tests are invalid, and the total, show after the due date." {
+		t.Errorf("results after the due date: %+v", later)
+	}
+	for i, test := range later.Tests {
+		if want := map[bool]string{true: "visible", false: "after_due_date"}[i == 0]; test.Visibility != want {
+			t.Errorf("test %d %q shows %s, want %s", i, test.Name, test.Visibility, want)
+		}
 	}
 }
 
@@ -142,7 +163,7 @@ func TestWrite_EachOutputOfAClass(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Grades) != 3 || doc.Grades[0].Points != 3 || doc.Grades[1].Invalid[0].On != "wording" || doc.Grades[2].Problem == "" || doc.Grades[2].Max != 3 {
+	if len(doc.Grades) != 3 || doc.Grades[0].Points != 3 || doc.Grades[0].Learner != "Ann Lee" || doc.Grades[1].Invalid[0].On != "wording" || doc.Grades[2].Problem == "" || doc.Grades[2].Max != 3 {
 		t.Errorf("JSON:\n%s", js.String())
 	}
 
@@ -155,10 +176,10 @@ func TestWrite_EachOutputOfAClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"file", "exact", "caught", "points", "max_points", "invalid_tests", "problem", "boundary", "twice", "wheat: wording"},
-		{"ann_test.go", "true", "2", "3", "3", "", "", "caught", "caught", ""},
-		{"bob_test.go", "false", "0", "0", "3", "TestWords (wording)", "", "missed", "missed", "TestWords"},
-		{"cy_test.go", "false", "0", "0", "3", "", "cy_test.go does not compile", "", "", ""},
+		{"learner", "file", "exact", "caught", "points", "max_points", "invalid_tests", "problem", "boundary", "twice", "wheat: wording"},
+		{"Ann Lee", "ann_test.go", "true", "2", "3", "3", "", "", "caught", "caught", ""},
+		{"", "bob_test.go", "false", "0", "0", "3", "TestWords (wording)", "", "missed", "missed", "TestWords"},
+		{"", "cy_test.go", "false", "0", "0", "3", "", "cy_test.go does not compile", "", "", ""},
 	}
 	if !slices.EqualFunc(rows, want, slices.Equal) {
 		t.Errorf("CSV = %q, want %q", rows, want)
@@ -201,6 +222,8 @@ func TestWriteHTML_TheClassPage(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{
+		`<tr><th title="ann_test.go">Ann Lee<br><code>ann_test.go</code></th>`,
+		`<tr><th title="bob_test.go"><code>bob_test.go</code></th>`,
 		`<td class="cell caught" data-file="ann" data-chaff="twice" title="caught by TestTwice">✓</td>`,
 		`<td class="cell missed" data-file="bob" data-chaff="boundary" title="no valid test fails under boundary">✗</td>`,
 		`<td class="cell invalid" data-file="cy" data-chaff="boundary" title="the file could not be graded: see below">!</td>`,
@@ -271,6 +294,22 @@ func TestGrade_WriteClassroom_TheReporterShowsTheGrade(t *testing.T) {
 		}
 		if len(res.Tests) != 8 || !strings.Contains(b.String(), "invalid test TestWords, which earns nothing: fails on wheat wording") {
 			t.Errorf("%d of 8 caught: want 8 tests and the invalid test in a message:\n%s", caught, b.String())
+		}
+	}
+}
+
+// A test file names its learner in a line before its package clause;
+// nothing after it, or in a test, does.
+func TestLearnerOf(t *testing.T) {
+	for src, want := range map[string]string{
+		"// learner: Ann  Lee\npackage lease_test\n":                    "Ann Lee",
+		"// Tests of the contract.\n//learner:Bo\n\npackage lease_test": "Bo",
+		"package lease_test\n// learner: Cy\n":                          "",
+		"// learner:\npackage lease_test\n":                             "",
+		"":                                                              "",
+	} {
+		if got := LearnerOf([]byte(src)); got != want {
+			t.Errorf("LearnerOf(%q) = %q, want %q", src, got, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/handout"
 	"github.com/fencelab/fencelab/internal/mutation"
 )
 
@@ -172,5 +173,80 @@ func TestCatalog_AndExperimentsSwitchIntoOneFile(t *testing.T) {
 	}
 	if blamed := sw.Blame("lease.go", 1); len(blamed) != 0 {
 		t.Errorf("Blame(lease.go:1) = %v, want none", blamed)
+	}
+}
+
+// The tests assignment's own chaffs: one or more per step of the
+// contract, each with what it breaks and why it is plausible, each
+// applying at its fragment; none of them is a mutant of the files the
+// predictions hand-out ships (the catalog, the experiments, the locking
+// faults, the wheats), by id or by rewrite.
+func TestChaffs_ASecondSetForTheTestsAssignment(t *testing.T) {
+	catalog, _ := load(t)
+	if catalog.Tests.Chaffs != "mutants/chaffs.yaml" {
+		t.Fatalf("the catalog's tests: chaffs: is %q, want mutants/chaffs.yaml", catalog.Tests.Chaffs)
+	}
+	chaffs, p := load(t, "chaffs.yaml")
+	steps := map[int]bool{}
+	for _, m := range chaffs.Mutants {
+		steps[m.Step] = true
+		if m.Title == "" || m.Contract == "" || m.Rationale == "" {
+			t.Errorf("chaff %s lacks a title, contract or rationale", m.ID)
+		}
+		if _, err := p.Apply(m); err != nil {
+			t.Errorf("Apply(%s) error = %v", m.ID, err)
+		}
+	}
+	if len(chaffs.Mutants) < 8 || len(steps) != 8 || !steps[1] || !steps[8] {
+		t.Errorf("%d chaffs of steps %v, want at least 8, one or more for each step 1 to 8", len(chaffs.Mutants), steps)
+	}
+	shipped, _ := load(t, "catalog.yaml", "experiments.yaml", "locking.yaml", "wheats.yaml")
+	for _, c := range chaffs.Mutants {
+		for _, m := range shipped.Mutants {
+			if c.ID == m.ID || c.Target == m.Target && c.Find == m.Find && c.Replace == m.Replace {
+				t.Errorf("chaff %s is %s of the predictions hand-out's files", c.ID, m.ID)
+			}
+		}
+	}
+}
+
+// The predictions hand-out holds none of the chaffs: not their file, not
+// their ids, and no mutants file of it rewrites the code as one does.
+func TestChaffs_NotInThePredictionsHandout(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chaffs, _ := load(t, "chaffs.yaml")
+	out := filepath.Join(t.TempDir(), "handout")
+	if _, _, err := handout.Write(set, out, handout.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "mutants", "chaffs.yaml")); !os.IsNotExist(err) {
+		t.Errorf("the hand-out holds mutants/chaffs.yaml: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(out, "mutants", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the hand-out's mutants files: %v, %v", files, err)
+	}
+	for _, path := range files {
+		f, err := exercise.LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Tests != nil && f.Tests.Chaffs != "" {
+			t.Errorf("%s names the chaffs: %s", path, f.Tests.Chaffs)
+		}
+		for _, m := range f.Mutants {
+			for _, c := range chaffs.Mutants {
+				if c.ID == m.ID || c.Target == m.Target && c.Find == m.Find && c.Replace == m.Replace {
+					t.Errorf("%s holds chaff %s as %s", path, c.ID, m.ID)
+				}
+			}
+		}
 	}
 }

@@ -3,12 +3,14 @@
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net"
@@ -130,6 +132,8 @@ func TestScripts(t *testing.T) {
 			"noshm":        cmdNoshm,
 			"stall":        cmdStall,
 			"nobody":       cmdNobody,
+			"unzip":        cmdUnzip,
+			"gsresult":     cmdGSResult,
 		},
 	})
 }
@@ -788,4 +792,60 @@ func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 			}()
 		}
 	}()
+}
+
+// unzip ZIP DIR extracts ZIP into DIR, with each file's permissions, as
+// Gradescope extracts an autograder's zip into /autograder/source.
+func cmdUnzip(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: unzip ZIP DIR")
+	}
+	z, err := zip.OpenReader(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer z.Close()
+	dir := ts.MkAbs(args[1])
+	for _, f := range z.File {
+		to := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if !strings.HasPrefix(to, dir+string(filepath.Separator)) {
+			ts.Fatalf("%s: entry %q is outside the archive's directory", args[0], f.Name)
+		}
+		ts.Check(os.MkdirAll(filepath.Dir(to), 0o755))
+		r, err := f.Open()
+		ts.Check(err)
+		data, err := io.ReadAll(r)
+		r.Close()
+		ts.Check(err)
+		ts.Check(os.WriteFile(to, data, f.Mode().Perm()))
+	}
+}
+
+// gsresult FILE checks that FILE is a results.json as Gradescope's
+// autograder specification describes it (the schema of
+// internal/predict/testdata/schemas), and prints what a learner is shown
+// of it: "score S (visibility V)", then per test "NAME: SCORE/MAX STATUS
+// VISIBILITY".
+func cmdGSResult(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gsresult FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	schema := filepath.Join(ts.Getenv("MODROOT"), "internal", "predict", "testdata", "schemas", "gradescope-results.schema.json")
+	if err := reportschema.ValidateFile(schema, data); err != nil {
+		ts.Fatalf("%s does not follow Gradescope's format: %v", args[0], err)
+	}
+	var res struct {
+		Score      float64
+		Visibility string
+		Tests      []struct {
+			Name, Status, Visibility string
+			Score                    float64
+			MaxScore                 float64 `json:"max_score"`
+		}
+	}
+	ts.Check(json.Unmarshal(data, &res))
+	fmt.Fprintf(ts.Stdout(), "score %v (visibility %s)\n", res.Score, res.Visibility)
+	for _, t := range res.Tests {
+		fmt.Fprintf(ts.Stdout(), "%s: %v/%v %s %s\n", t.Name, t.Score, t.MaxScore, t.Status, t.Visibility)
+	}
 }

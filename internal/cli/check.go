@@ -190,7 +190,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.g.HTML, "html", "", "also write the class page to `file`: learners × mutants (or, of test files, × chaffs), as HTML")
 	fs.StringVar(&f.g.CSV, "csv", "", "also write a row per prediction or test file to `file`, as CSV")
 	fs.StringVar(&f.g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
-	fs.StringVar(&f.g.Visibility, "visibility", "visible", "`when` Gradescope shows the grade: "+strings.Join(predict.Visibilities, ", "))
+	fs.StringVar(&f.g.Visibility, "visibility", "visible", "`when` Gradescope shows what gives answers away, each mutant's or chaff's test and so the score (a problem with the submission shows at once): "+strings.Join(predict.Visibilities, ", "))
 	fs.StringVar(&f.g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")
 	f.out.registerFiles(fs, "stryker")
 }

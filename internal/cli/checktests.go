@@ -160,16 +160,25 @@ func (f *checkFlags) checkTestOutputs(n int) error {
 	return nil
 }
 
-// testsSet reads the chaffs, the mutants of the catalog (or of catalogs),
-// with the wheats beside it (wheats.yaml), and returns them and the
-// wheats' ids. A withheld catalog (a hand-out's) has neither.
+// testsSet reads the chaffs, with the wheats beside them (wheats.yaml),
+// and returns them and the wheats' ids: the mutants of the catalog (or of
+// catalogs), or, when the catalog names chaffs of the tests assignment's
+// own (tests: chaffs:) and no -mutants is given, those, under the
+// catalog's rules of learners' files. A withheld catalog (a hand-out's)
+// has neither.
 func testsSet(catalogs []string) (*exercise.Set, map[string]bool, error) {
 	root, err := exercise.FindRoot(".")
 	if err != nil {
 		return nil, nil, err
 	}
+	var rules *exercise.Tests
 	if len(catalogs) == 0 {
-		catalogs = []string{filepath.Join(root, filepath.FromSlash(exercise.Catalog))}
+		catalog := filepath.Join(root, filepath.FromSlash(exercise.Catalog))
+		catalogs = []string{catalog}
+		if cat, err := exercise.Load(root, catalogs); err == nil && cat.Tests.Chaffs != "" {
+			rules = &cat.Tests
+			catalogs = []string{filepath.Join(root, filepath.FromSlash(cat.Tests.Chaffs))}
+		}
 	}
 	wheats := filepath.Join(filepath.Dir(catalogs[0]), exercise.WheatsFile)
 	if _, err := os.Stat(wheats); err != nil || slices.ContainsFunc(catalogs, func(p string) bool { return sameFile(p, wheats) }) {
@@ -182,6 +191,9 @@ func testsSet(catalogs []string) (*exercise.Set, map[string]bool, error) {
 	set, err := exercise.Load(root, paths)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rules != nil {
+		set.Tests = *rules
 	}
 	ids := map[string]bool{}
 	for _, sf := range set.Files {

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/exercise"
@@ -26,20 +28,32 @@ beside it, and a worksheet that asks for tests by each step's contract. The
 chaffs and wheats stay with you: the hand-out holds no mutants file (its
 catalog says withheld: true), no docs and a README of its own; there, go
 tool mutate check FILE_test.go checks a file and runs it on the package, and
-your copy of the exercise grades it (docs/course.md).`
+your copy of the exercise grades it (docs/course.md).
+
+-gradescope FILE.zip writes the autograder's zip of the assignment for
+Gradescope instead (of the tests assignment with -tests): this module as
+git tracks it, the grader's, with setup.sh and run_autograder at its root
+(docs/gradescope shows both recipes), and the starter in .autograder/.
+Upload it as the assignment's autograder.`
 
 func handoutCmd(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "-o DIR [flags]", handoutSummary)
+	fs := newFlagSet(c, "-o DIR | -gradescope FILE.zip [flags]", handoutSummary)
 	var files files
 	fs.Var(&files, "mutants", "the exercise's mutants file (repeatable; default: the module's "+exercise.Catalog+")")
 	out := fs.String("o", "", "write the hand-out into `dir`, which must not exist or be empty")
+	gradescope := fs.String("gradescope", "", "write the autograder's zip for Gradescope to `file` instead (FILE.zip)")
 	var opt handout.Options
 	fs.StringVar(&opt.Starter, "tests", "", "write the tests assignment, with this starter test `file` (FILE_test.go) in the exercise's package")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	if *out == "" {
-		return usagef(fs, "no -o DIR: where the hand-out goes")
+	switch {
+	case *out == "" && *gradescope == "":
+		return usagef(fs, "no -o DIR: where the hand-out goes (or -gradescope FILE.zip, the autograder's zip)")
+	case *out != "" && *gradescope != "":
+		return usagef(fs, "-o writes the hand-out and -gradescope the autograder's zip: one at a time")
+	case *gradescope != "" && !strings.HasSuffix(*gradescope, ".zip"):
+		return usagef(fs, "-gradescope %s: want a zip file, FILE.zip", *gradescope)
 	}
 	if opt.Starter != "" && !strings.HasSuffix(opt.Starter, "_test.go") {
 		return usagef(fs, "-tests %s: want a Go test file, FILE_test.go", opt.Starter)
@@ -50,6 +64,9 @@ func handoutCmd(ctx context.Context, c *call, args []string) error {
 	}
 	if set.Withheld {
 		return exercise.ErrWithheld
+	}
+	if *gradescope != "" {
+		return gradescopeZip(c, set, *gradescope, opt)
 	}
 	left, wrote, err := handout.Write(set, *out, opt)
 	if err != nil {
@@ -66,4 +83,37 @@ func summarize(paths []string, n int) string {
 		return strings.Join(paths, ", ")
 	}
 	return strings.Join(paths[:n], ", ") + fmt.Sprintf(" and %d more", len(paths)-n)
+}
+
+// gradescopeZip writes the autograder's zip of the assignment that opt
+// chooses to path.
+func gradescopeZip(c *call, set *exercise.Set, path string, opt handout.Options) error {
+	if err := checkOut(path, true); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mutate-zip-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := handout.GradescopeZip(set, tmp, opt)
+	if cerr := tmp.Chmod(0o644); err == nil {
+		err = cerr
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	what := "the predictions assignment's"
+	if opt.Starter != "" {
+		what = "the tests assignment's"
+	}
+	fmt.Fprintf(c.stderr, "mutate: wrote %s, %s autograder for Gradescope: %s, setup.sh and run_autograder at its root; upload it as the assignment's autograder (docs/course.md)\n",
+		path, what, text.Count(n, "file", "files"))
+	return nil
 }

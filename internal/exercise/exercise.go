@@ -107,6 +107,13 @@ type Tests struct {
 	// Imports are the packages it may import besides the standard ones
 	// that a contract test needs.
 	Imports []string
+	// Chaffs is the mutants file of the tests assignment's own chaffs,
+	// relative to the module root: check FILE_test.go grades against it
+	// instead of the catalog, whose mutants the predictions hand-out ships
+	// (so a cohort can do both assignments). "" for the catalog's.
+	Chaffs string
+
+	chaffsAt yamlfile.Pos
 }
 
 // TestPackage is the package a learner's test file may be in.
@@ -173,7 +180,7 @@ func LoadFile(path string) (*File, error) {
 			f.Package = normalizePackage(f.Package)
 			f.packageAt = e.Value.Pos()
 		case "story":
-			if f.Story, err = e.Value.String(); err != nil || f.Story == "" || filepath.IsAbs(f.Story) || strings.HasPrefix(filepath.ToSlash(filepath.Clean(f.Story)), "..") {
+			if f.Story, err = e.Value.String(); err != nil || !inModule(f.Story) {
 				errs = append(errs, e.Value.Errorf("story must be a document of the module, such as docs/exercise.md, relative to its root"))
 			}
 			f.storyAt = e.Value.Pos()
@@ -226,10 +233,10 @@ func normalizePackage(p string) string {
 // decodeTests reads what learners' test files may be.
 func decodeTests(n yamlfile.Node) (*Tests, yamlfile.Errors) {
 	if n.Kind() != "a mapping" {
-		return nil, yamlfile.Errors{n.Errorf("tests must be a mapping with package and imports, got %s", n.Kind())}
+		return nil, yamlfile.Errors{n.Errorf("tests must be a mapping with package, imports and chaffs, got %s", n.Kind())}
 	}
 	entries, errs := n.Entries()
-	if err := yamlfile.CheckKeys(entries, "tests", "package", "imports"); err != nil {
+	if err := yamlfile.CheckKeys(entries, "tests", "package", "imports", "chaffs"); err != nil {
 		errs = append(errs, err)
 	}
 	t := &Tests{Package: External}
@@ -262,9 +269,22 @@ func decodeTests(n yamlfile.Node) (*Tests, yamlfile.Errors) {
 				}
 				t.Imports = append(t.Imports, path)
 			}
+		case "chaffs":
+			var err error
+			t.Chaffs, err = e.Value.String()
+			if err != nil || !inModule(t.Chaffs) {
+				errs = append(errs, e.Value.Errorf("chaffs must be a mutants file of the module, such as mutants/chaffs.yaml, relative to its root"))
+			}
+			t.chaffsAt = e.Value.Pos()
 		}
 	}
 	return t, errs
+}
+
+// inModule reports whether p is written as a path in the module: relative,
+// and not above its root.
+func inModule(p string) bool {
+	return p != "" && !filepath.IsAbs(p) && !strings.HasPrefix(filepath.ToSlash(filepath.Clean(p)), "..")
 }
 
 // validImportPath reports whether path is written as an import path: no
@@ -575,6 +595,15 @@ func Load(root string, paths []string) (*Set, error) {
 		}
 		if f.Tests != nil && testsFrom == nil {
 			s.Tests, testsFrom = *f.Tests, f
+			if c := f.Tests.Chaffs; c != "" {
+				own, err := FindRoot(filepath.Dir(f.Path))
+				if err != nil {
+					own = root
+				}
+				if info, err := os.Stat(filepath.Join(own, filepath.FromSlash(c))); err != nil || !info.Mode().IsRegular() {
+					errs = append(errs, &yamlfile.Error{Pos: f.Tests.chaffsAt, Msg: fmt.Sprintf("tests chaffs %s: no such file in the module", c)})
+				}
+			}
 		}
 		if f.Package != "" {
 			switch {

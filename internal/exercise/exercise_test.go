@@ -202,8 +202,16 @@ func TestLoadFile_TheRulesOfLearnersTests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadFile() error = %v", err)
 	}
-	if f.Tests == nil || f.Tests.Package != Either || strings.Join(f.Tests.Imports, ",") != "encoding/csv,golang.org/x/sync/errgroup" {
-		t.Errorf("Tests = %+v, want either, with two imports", f.Tests)
+	if f.Tests == nil || f.Tests.Package != Either || strings.Join(f.Tests.Imports, ",") != "encoding/csv,golang.org/x/sync/errgroup" ||
+		f.Tests.Chaffs != "internal/exercise/testdata/files/ok.yaml" {
+		t.Errorf("Tests = %+v, want either, with two imports and chaffs of their own", f.Tests)
+	}
+	if set, err := Load(".", []string{"testdata/files/tests.yaml"}); err != nil || set.Tests.Chaffs != "internal/exercise/testdata/files/ok.yaml" {
+		t.Errorf("Load() = %+v, %v; want the chaffs the catalog names", set, err)
+	}
+	// The chaffs must be a file of the module.
+	if _, err := Load(".", []string{"testdata/files/missing-chaffs.yaml"}); err == nil || err.Error() != "testdata/files/missing-chaffs.yaml:3:11: tests chaffs mutants/nowhere.yaml: no such file in the module" {
+		t.Errorf("Load(missing chaffs) error = %v", err)
 	}
 	set, err := Load(".", []string{"testdata/files/ok.yaml"})
 	if err != nil {
@@ -218,7 +226,8 @@ func TestLoadFile_TheRulesOfLearnersTests(t *testing.T) {
 		`4:12: tests package "outside": want external (the package's _test package), internal (the package itself) or either`,
 		`5:22: import "../up" is not an import path, such as encoding/csv`,
 		`5:31: import "with space" is not an import path, such as encoding/csv`,
-		`6:3: unknown field "extra" in tests; the fields are: package, imports`,
+		`6:11: chaffs must be a mutants file of the module, such as mutants/chaffs.yaml, relative to its root`,
+		`7:3: unknown field "extra" in tests; the fields are: package, imports, chaffs`,
 	}
 	for i, w := range want {
 		want[i] = "testdata/files/bad-tests.yaml:" + w

@@ -139,6 +139,11 @@ func (h *handout) leaveOut() error {
 		}
 	}
 	gone := []string{".ci", ".github"}
+	if c := h.set.Tests.Chaffs; c != "" {
+		// The tests assignment's own chaffs: the grader's alone, in
+		// either hand-out.
+		gone = append(gone, c)
+	}
 	if h.opt.Starter != "" {
 		// The chaffs and wheats, and the instructor's documents, whose
 		// samples show them.
@@ -234,7 +239,8 @@ func (h *handout) addOwn() error {
 	}
 	sheet := ""
 	for _, f := range h.set.Files {
-		if f.Report == nil {
+		chaffs := f.Tests != nil && f.Tests.Chaffs != ""
+		if f.Report == nil && !chaffs {
 			continue
 		}
 		rel := h.rel(f.Path)
@@ -242,8 +248,17 @@ func (h *handout) addOwn() error {
 		if err != nil {
 			return err
 		}
-		if err := h.write(rel, withoutReport(src)); err != nil {
+		if err := h.write(rel, withoutKey(withoutKey(src, "report"), "tests", "chaffs")); err != nil {
 			return err
+		}
+		if chaffs {
+			if g, err := exercise.LoadFile(filepath.Join(h.dir, rel)); err == nil && g.Tests != nil && g.Tests.Chaffs != "" {
+				// Not a block this can edit: never ship the name.
+				return fmt.Errorf("%s: could not leave tests: chaffs: out of the hand-out's copy: write tests: as a block, one key per line", f.Path)
+			}
+		}
+		if f.Report == nil {
+			continue
 		}
 		if err := h.write(f.Report.File, []byte(Worksheet(h.set))); err != nil {
 			return err
@@ -300,17 +315,44 @@ func absolute(path string) string {
 	return abs
 }
 
-// withoutReport returns a mutants file's YAML without its top-level report
-// section and the comment lines just above it.
-func withoutReport(src []byte) []byte {
+// withoutKey returns a mutants file's YAML without its top-level section
+// key (its lines, and the comments right above it), or, with sub, without
+// the line sub[0] of that section (and the comments right above it), and
+// without the section when nothing else is left in it. A section written
+// in flow style ({...}) keeps its sub-keys.
+func withoutKey(src []byte, key string, sub ...string) []byte {
 	lines := strings.SplitAfter(string(src), "\n")
-	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "report:") })
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, key+":") })
 	if start < 0 {
 		return src
 	}
 	end := start + 1
 	for end < len(lines) && (strings.HasPrefix(lines[end], " ") || strings.HasPrefix(lines[end], "\t")) {
 		end++
+	}
+	if len(sub) > 0 {
+		// Only sub[0] of the section: its line, and the comments right
+		// above it; the whole section when nothing else is left.
+		var kept []string
+		drop := 0
+		for i := start + 1; i < end; i++ {
+			if strings.HasPrefix(strings.TrimSpace(lines[i]), sub[0]+":") {
+				for drop > 0 {
+					kept, drop = kept[:len(kept)-1], drop-1
+				}
+				continue
+			}
+			if strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
+				drop++
+			} else {
+				drop = 0
+			}
+			kept = append(kept, lines[i])
+		}
+		if slices.ContainsFunc(kept, func(l string) bool { t := strings.TrimSpace(l); return t != "" && !strings.HasPrefix(t, "#") }) ||
+			strings.TrimSpace(strings.TrimPrefix(lines[start], key+":")) != "" {
+			return []byte(strings.Join(slices.Concat(lines[:start+1], kept, lines[end:]), ""))
+		}
 	}
 	for start > 0 && strings.HasPrefix(lines[start-1], "#") {
 		start--

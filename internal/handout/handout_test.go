@@ -1,7 +1,9 @@
 package handout
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -31,11 +33,30 @@ func TestWorkflow_IsTheDocumentedOne(t *testing.T) {
 func TestWithoutReport(t *testing.T) {
 	src := "# The catalog.\npackage: ./stock\n\n# What report regenerates.\nreport:\n  file: REPORT.md\n  predictions: p.yaml\n\nmutants:\n  - id: a\n"
 	want := "# The catalog.\npackage: ./stock\n\nmutants:\n  - id: a\n"
-	if got := string(withoutReport([]byte(src))); got != want {
-		t.Errorf("withoutReport() =\n%s\nwant\n%s", got, want)
+	if got := string(withoutKey([]byte(src), "report")); got != want {
+		t.Errorf("withoutKey(report) =\n%s\nwant\n%s", got, want)
 	}
-	if got := string(withoutReport([]byte(want))); got != want {
-		t.Errorf("withoutReport(no report) changed the file:\n%s", got)
+	if got := string(withoutKey([]byte(want), "report")); got != want {
+		t.Errorf("withoutKey(no report) changed the file:\n%s", got)
+	}
+}
+
+// The tests section loses its chaffs line, with the comment right above
+// it, and keeps the rest; a section of chaffs alone goes as a whole.
+func TestWithoutKey_TheChaffs(t *testing.T) {
+	src := "package: ./stock\ntests:\n  package: either\n  # The grader's.\n  chaffs: grader/chaffs.yaml\n  imports: [encoding/csv]\nmutants:\n  - id: a\n"
+	want := "package: ./stock\ntests:\n  package: either\n  imports: [encoding/csv]\nmutants:\n  - id: a\n"
+	if got := string(withoutKey([]byte(src), "tests", "chaffs")); got != want {
+		t.Errorf("withoutKey(tests, chaffs) =\n%s\nwant\n%s", got, want)
+	}
+	src = "package: ./stock\n\n# The tests assignment's chaffs.\ntests:\n  chaffs: grader/chaffs.yaml\n\nmutants:\n  - id: a\n"
+	want = "package: ./stock\n\nmutants:\n  - id: a\n"
+	if got := string(withoutKey([]byte(src), "tests", "chaffs")); got != want {
+		t.Errorf("withoutKey(tests of chaffs alone) =\n%s\nwant\n%s", got, want)
+	}
+	flow := "package: ./stock\ntests: {chaffs: grader/chaffs.yaml, package: either}\n"
+	if got := string(withoutKey([]byte(flow), "tests", "chaffs")); got != flow {
+		t.Errorf("withoutKey(flow) = %q, want it unchanged (Write then refuses)", got)
 	}
 }
 
@@ -383,4 +404,167 @@ func written(a *mutation.Applied) []string {
 		}
 	}
 	return lines
+}
+
+// The tests assignment's own chaffs (the catalog's tests: chaffs:) stay
+// with the grader: neither hand-out holds the file, or names it, or holds
+// a chaff's rewrite; the catalog of each loads without them.
+func TestWrite_TheChaffsOfTheTestsAssignmentStay(t *testing.T) {
+	root := writeExercise(t)
+	catalog := filepath.Join(root, "mutants", "catalog.yaml")
+	src, err := os.ReadFile(catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = bytes.Replace(src, []byte("worksheet:\n"), []byte("# The tests assignment's own.\ntests:\n  chaffs: grader/chaffs.yaml\nworksheet:\n"), 1)
+	for name, body := range map[string]string{
+		"mutants/catalog.yaml": string(src),
+		"grader/chaffs.yaml":   "package: ./stock\nmutants:\n  - id: take-minus-one\n    step: 1\n    title: Take accepts minus one\n    contract: Take takes one or more.\n    target: Take\n    kind: expr\n    find: n > 0\n    replace: n > -1\n",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add := exec.Command("git", "add", ".")
+	add.Dir = root
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []Options{{}, {Starter: filepath.Join(root, "stock", "stock_test.go")}} {
+		out := filepath.Join(t.TempDir(), "handout")
+		left, _, err := Write(set, out, opt)
+		if err != nil {
+			t.Fatalf("Write(%+v) error = %v", opt, err)
+		}
+		if !slices.Contains(left, "grader/chaffs.yaml") {
+			t.Errorf("Write(%+v) left out %v, want grader/chaffs.yaml among them", opt, left)
+		}
+		filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if data, _ := os.ReadFile(path); bytes.Contains(data, []byte("n > -1")) || bytes.Contains(data, []byte("chaffs.yaml")) || bytes.Contains(data, []byte("take-minus-one")) {
+				t.Errorf("Write(%+v): %s holds a chaff of the tests assignment, or names its file:\n%s", opt, path, data)
+			}
+			return nil
+		})
+		handed, err := exercise.Load(out, nil)
+		if err != nil || handed.Tests.Chaffs != "" {
+			t.Errorf("Write(%+v): the hand-out's catalog loads as %+v, %v; want no chaffs", opt, handed, err)
+		}
+	}
+}
+
+// The recipes the autograder's zip holds are the ones docs/gradescope
+// shows, and autograders.txtar runs.
+func TestRecipes_AreTheDocumentedOnes(t *testing.T) {
+	for _, name := range []string{"setup.sh", "run_autograder", "tests/setup.sh", "tests/run_autograder"} {
+		doc, err := os.ReadFile("../../docs/gradescope/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		embedded, err := Recipes.ReadFile("gradescope/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(doc, embedded) {
+			t.Errorf("internal/handout/gradescope/%s differs from docs/gradescope/%s: copy one over the other", name, name)
+		}
+	}
+}
+
+// The autograder's zip: the recipe of the assignment at its root,
+// executable; the module as git tracks it (the tests assignment's chaffs
+// included: the zip is the grader's); the starter of the tests
+// assignment where its setup.sh grades it; the same bytes each time.
+func TestGradescopeZip(t *testing.T) {
+	root := writeExercise(t)
+	set, err := exercise.Load(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starter := filepath.Join(root, "stock", "stock_test.go")
+	for _, tc := range []struct {
+		opt    Options
+		recipe string
+	}{{Options{}, "gradescope/"}, {Options{Starter: starter}, "gradescope/tests/"}} {
+		var b bytes.Buffer
+		n, err := GradescopeZip(set, &b, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := zip.NewReader(bytes.NewReader(b.Bytes()), int64(b.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(z.File) != n {
+			t.Errorf("GradescopeZip() = %d files, the zip holds %d", n, len(z.File))
+		}
+		got := map[string]*zip.File{}
+		for _, f := range z.File {
+			got[f.Name] = f
+		}
+		for _, name := range []string{"setup.sh", "run_autograder"} {
+			f := got[name]
+			if f == nil || f.Mode().Perm() != 0o755 {
+				t.Fatalf("%+v: %s is %v, want it at the root, executable", tc.opt, name, f)
+			}
+			data := read(t, f)
+			want, _ := Recipes.ReadFile(tc.recipe + name)
+			if !bytes.Equal(data, want) {
+				t.Errorf("%+v: %s is not %s%s", tc.opt, name, tc.recipe, name)
+			}
+		}
+		for _, name := range []string{"go.mod", "stock/stock.go", "REPORT.md", "predictions/example.yaml", "mutants/catalog.yaml", ".ci/run"} {
+			if got[name] == nil {
+				t.Errorf("%+v: the zip lacks %s", tc.opt, name)
+			}
+		}
+		if f := got[StarterPath]; (f != nil) != (tc.opt.Starter != "") {
+			t.Errorf("%+v: the zip's %s is %v", tc.opt, StarterPath, f)
+		} else if f != nil && !bytes.Contains(read(t, f), []byte("TestTake_One")) {
+			t.Errorf("%s is not the starter", StarterPath)
+		}
+		if got[".git/HEAD"] != nil {
+			t.Errorf("%+v: the zip holds .git", tc.opt)
+		}
+		var again bytes.Buffer
+		if _, err := GradescopeZip(set, &again, tc.opt); err != nil || !bytes.Equal(again.Bytes(), b.Bytes()) {
+			t.Errorf("%+v: a second zip differs (%v)", tc.opt, err)
+		}
+	}
+	// A module with a setup.sh of its own at its root: the zip would
+	// replace it.
+	if err := os.WriteFile(filepath.Join(root, "setup.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	add := exec.Command("git", "add", "setup.sh")
+	add.Dir = root
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	if _, err := GradescopeZip(set, io.Discard, Options{}); err == nil || !strings.Contains(err.Error(), "the module holds setup.sh, which the autograder's zip holds of its own") {
+		t.Errorf("GradescopeZip(a module with setup.sh) error = %v", err)
+	}
+}
+
+// read returns the contents of f.
+func read(t *testing.T, f *zip.File) []byte {
+	t.Helper()
+	r, err := f.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -65,26 +65,43 @@ func File(src, dst string) error {
 // working tree's edits. Untracked and ignored files are left out, and so
 // are tracked files deleted from the working tree.
 func Tracked(src, dst string) error {
+	names, err := TrackedFiles(src)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		to := filepath.Join(dst, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := File(filepath.Join(src, filepath.FromSlash(name)), to); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TrackedFiles returns the paths, relative to src and with forward
+// slashes, of the files that git tracks in the checkout at src and that
+// the working tree holds, in git's order.
+func TrackedFiles(src string) ([]string, error) {
 	cmd := exec.Command("git", "ls-files", "-z")
 	cmd.Dir = src
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("git ls-files in %s: %v: %s", src, err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, fmt.Errorf("git ls-files in %s: %v: %s", src, err, bytes.TrimSpace(stderr.Bytes()))
 	}
+	var names []string
 	for name := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
 		if name == "" {
 			continue
 		}
-		to := filepath.Join(dst, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
+		if _, err := os.Lstat(filepath.Join(src, filepath.FromSlash(name))); errors.Is(err, fs.ErrNotExist) {
+			continue // deleted from the working tree
 		}
-		err := File(filepath.Join(src, filepath.FromSlash(name)), to)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+		names = append(names, name)
 	}
-	return nil
+	return names, nil
 }

@@ -50,8 +50,9 @@ type Found struct {
 	// Files are the candidates, paths under the submission's directory,
 	// in lexical order.
 	Files []string
-	// Others are some of the other files the submission holds (at most 5),
-	// for a message when there is no candidate.
+	// Others are some of the other files the submission holds (at most 5;
+	// of a repository, in its predictions/), for a message when there is
+	// no candidate.
 	Others []string
 }
 
@@ -94,7 +95,7 @@ func Find(dir string, kind Kind) (*Found, error) {
 		}
 		if candidate(d.Name(), kind) {
 			files = append(files, rel)
-		} else if len(others) < 5 {
+		} else {
 			others = append(others, rel)
 		}
 		return nil
@@ -108,13 +109,16 @@ func Find(dir string, kind Kind) (*Found, error) {
 			// A repository: its predictions/ folder, the shallowest.
 			slices.SortFunc(predDirs, func(a, b string) int { return depth(a) - depth(b) })
 			top := depth(predDirs[0])
-			f.Files = slices.DeleteFunc(f.Files, func(p string) bool {
+			outside := func(p string) bool {
 				d := filepath.Dir(p)
 				return !slices.Contains(predDirs, d) || depth(d) != top
-			})
+			}
+			f.Files = slices.DeleteFunc(f.Files, outside)
+			f.Others = slices.DeleteFunc(f.Others, outside)
 		}
 	}
 	slices.Sort(f.Files)
+	f.Others = f.Others[:min(len(f.Others), 5)]
 	return f, nil
 }
 

@@ -81,6 +81,7 @@ func TestFound_Describe(t *testing.T) {
 		{Predictions, []string{"a.yaml", "sub/b.yml"}, "Not graded: 2 prediction files were handed in (a.yaml, sub/b.yml), and a grade is for one: keep your predictions in one file and remove the others."},
 		{Predictions, []string{"notes.txt"}, "Not graded: no prediction file (NAME.yaml or NAME.yml) was handed in (the submission holds notes.txt). Hand in your prediction file, NAME.yaml (go tool mutate template prints one to fill in), alone or in your repository's predictions/ folder."},
 		{Predictions, nil, "Not graded: no prediction file (NAME.yaml or NAME.yml) was handed in (the submission is empty)."},
+		{Predictions, []string{".gitignore", "go.mod", "lease/lease.go", "predictions/README.md"}, "Not graded: no prediction file (NAME.yaml or NAME.yml) was handed in (the submission holds predictions/README.md)."},
 		{Tests, []string{"a_test.go", "lease/b_test.go"}, "Not graded: 2 test files were handed in (a_test.go, lease/b_test.go), and a grade is for one: keep your tests in one file and remove the others."},
 		{Tests, []string{"x.go"}, "Not graded: no test file (NAME_test.go) was handed in (the submission holds x.go). Hand in your test file, NAME_test.go, alone or in your repository."},
 		{Tests, []string{"a_test.go"}, ""},

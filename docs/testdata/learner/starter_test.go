@@ -1,3 +1,5 @@
+// learner:
+// (Your name after "learner:": your instructor's class page shows it.)
 package lease_test
 
 import (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,6 +25,9 @@ type Compile struct {
 	// Stderr, if set, receives each line that go writes to stderr while
 	// it works, such as "go: downloading example.com/m v1.2.3".
 	Stderr func(line string)
+	// Say, if set, receives what the build says of itself: that it runs
+	// again, slowed past its wall limit.
+	Say func(msg string)
 	// Keep, if set, is where the binary stays from one build to the next,
 	// a path of its own in a directory of its own: go links it again only
 	// when something it is made of changed, and Build copies it to out.
@@ -53,6 +57,8 @@ type BuildError struct {
 	// Costly says which of its limits (see BuildLimits) stopped the build,
 	// if one did: "it took more than 3m0s".
 	Costly string
+
+	wall bool // its wall limit stopped it
 }
 
 func (e *BuildError) Error() string {
@@ -80,7 +86,31 @@ func (c Compile) Build(ctx context.Context, out string) error {
 	return c.build(ctx, out)
 }
 
+// WallRetryFactor is how much longer the second try of a build stopped
+// at its wall limit is: the wall limit guards against a build that hangs;
+// its limits of CPU time and memory, which no load moves, say what is too
+// costly (see build).
+const WallRetryFactor = 4
+
 func (c Compile) build(ctx context.Context, out string) error {
+	err := c.buildOnce(ctx, out)
+	var be *BuildError
+	if errors.As(err, &be) && be.wall && c.Limits.Wall > 0 {
+		// Stopped at its wall limit, within its CPU and memory limits:
+		// the machine slowed it, or it waits. Once more, with a longer
+		// one: a build too costly meets its CPU or memory limit there,
+		// and a hang the longer wall limit.
+		if c.Say != nil {
+			c.Say(fmt.Sprintf("the build of %s took more than %s within its limits of CPU time and memory: the machine slowed it; once more, with %s", c.Package, c.Limits.Wall, WallRetryFactor*c.Limits.Wall))
+		}
+		again := c
+		again.Limits.Wall *= WallRetryFactor
+		err = again.buildOnce(ctx, out)
+	}
+	return err
+}
+
+func (c Compile) buildOnce(ctx context.Context, out string) error {
 	parent := ctx
 	if c.Limits.Wall > 0 {
 		var cancel context.CancelFunc
@@ -111,7 +141,7 @@ func (c Compile) build(ctx context.Context, out string) error {
 	case parent.Err() != nil:
 		return parent.Err()
 	case ctx.Err() != nil:
-		return &BuildError{Package: c.Package, Costly: fmt.Sprintf("it took more than %s", c.Limits.Wall)}
+		return &BuildError{Package: c.Package, Costly: fmt.Sprintf("it took more than %s", c.Limits.Wall), wall: true}
 	case runErr == nil:
 		if _, err := os.Stat(out); err != nil {
 			// go test -c of a package with no test file writes nothing.

@@ -802,8 +802,10 @@ var compileBomb = func() string {
 
 // A bounded build that meets a limit stops there, and its error says
 // which (BuildError.Costly): the memory of a compile (on Linux), the size
-// of a file it writes (on Linux), its wall time. Within them, a build is
-// as it would be unbounded.
+// of a file it writes (on Linux), its wall time, which guards against a
+// hang and is met twice (a build slowed past it runs again with a limit
+// WallRetryFactor times as long, and says so). Within them, a build is as
+// it would be unbounded.
 func TestBuild_StopsAtItsLimits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles until a limit stops it: go test ./... (the full lane) runs it")
@@ -817,17 +819,21 @@ func TestBuild_StopsAtItsLimits(t *testing.T) {
 	}{
 		{"memory", compileBomb, BuildLimits{Memory: 256 << 20, CPU: time.Minute}, "a process of it needed more than 256 MiB of memory"},
 		{"file size", blob, BuildLimits{FileSize: 8 << 20}, "it wrote a file of more than 8.0 MiB"},
-		{"wall time", compileBomb, BuildLimits{Wall: 2 * time.Second}, "it took more than 2s"},
+		{"wall time", compileBomb, BuildLimits{Wall: time.Second}, "it took more than 4s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if runtime.GOOS != "linux" && tc.name != "wall time" {
 				t.Skip("bounded on Linux only")
 			}
 			dir := writeModule(t, tc.test)
-			err := Compile{Dir: dir, Package: ".", Limits: tc.limits}.Build(t.Context(), filepath.Join(t.TempDir(), "m.test"))
+			var said []string
+			err := Compile{Dir: dir, Package: ".", Limits: tc.limits, Say: func(msg string) { said = append(said, msg) }}.Build(t.Context(), filepath.Join(t.TempDir(), "m.test"))
 			var be *BuildError
 			if !errors.As(err, &be) || be.Costly != tc.want {
 				t.Fatalf("Build() error = %v; want a BuildError, stopped: %s", err, tc.want)
+			}
+			if tc.name == "wall time" && (len(said) != 1 || said[0] != "the build of . took more than 1s within its limits of CPU time and memory: the machine slowed it; once more, with 4s") {
+				t.Errorf("the build said %q, want that it runs again with 4s", said)
 			}
 		})
 	}

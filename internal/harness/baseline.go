@@ -205,7 +205,7 @@ func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) 
 	g.SetLimit(max(cfg.Jobs, 1))
 	for range runs {
 		g.Go(func() error {
-			_, err := b.refs.exec(gctx, bin, env, nil, limitFor(cfg, b.Wall))
+			_, err := b.refs.fresh(gctx, bin, env, nil, limitFor(cfg, b.Wall))
 			return err
 		})
 	}
@@ -334,7 +334,7 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 		}
 	}
 	run := func() (*gotest.Result, error) {
-		res, err := p.exec(ctx, cfg, bin, nil, nil, limits{wall: baselineTimeout(cfg)}, count)
+		res, err := runReference(ctx, cfg, p, "the baseline", bin, nil, nil, limits{wall: baselineTimeout(cfg)}, count)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
@@ -369,13 +369,13 @@ func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest
 		// Red in a sandbox: is it for want of the network? Only if the
 		// failing tests, on their own, fail without it and pass with it.
 		alone := []string{runOnly(topLevels(e.Failed))}
-		without, err := p.exec(ctx, cfg, bin, nil, alone, limits{wall: baselineTimeout(cfg)}, nil)
+		without, err := runReference(ctx, cfg, p, "the baseline's failing tests on their own", bin, nil, alone, limits{wall: baselineTimeout(cfg)}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
 		net := cfg
 		net.Network = true
-		withNet, err := p.exec(ctx, net, bin, nil, alone, limits{wall: baselineTimeout(cfg)}, nil)
+		withNet, err := runReference(ctx, net, p, "the baseline's failing tests on their own, with the host's network", bin, nil, alone, limits{wall: baselineTimeout(cfg)}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}

@@ -55,7 +55,7 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 	bin := filepath.Join(dir, "pkg.test")
 	c := gotest.Compile{
 		Dir: p.Target.ModuleDir, Package: p.tester.Rel, Flags: flags, Env: env,
-		Stderr: cfg.Progress.GoLines(),
+		Stderr: cfg.Progress.GoLines(), Say: func(msg string) { cfg.Progress.Printf("%s", msg) },
 	}
 	// A blind run's builds compile a learner's file, whose generics or
 	// literals could make a build take without end: each is bounded.

@@ -538,17 +538,14 @@ func (rs *references) run(ctx context.Context, bin string, env, args []string, l
 }
 
 // fresh runs bin, with env and args, with no mutant active, now: a run
-// shared with no one.
+// shared with no one, whose passes count. The reference passed these tests
+// in the baseline: stopped at its wall limit, it was slowed down, not
+// stuck, and runs again (runReference); a run that says nothing cannot
+// confirm or refute a failure.
 func (rs *references) fresh(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
-	res, err := rs.exec(ctx, bin, env, args, limit)
-	if err == nil && stoppedByWall(res) {
-		// The reference passed these tests in the baseline: stopped at
-		// its limit, it was slowed down, not stuck. A run that says
-		// nothing cannot confirm or refute a failure.
-		retry := rs.cfg.policy().RefRetryFactor * limit
-		rs.cfg.Progress.Printf("the reference's run of %s was %s: the machine slowed it; once more, with %s",
-			testsOf(args), limits{wall: limit}.stopped(res), retry)
-		res, err = rs.exec(ctx, bin, env, args, retry)
+	res, err := runReference(ctx, rs.cfg, rs.p, "the reference's run of "+testsOf(args), bin, env, args, limits{wall: limit}, nil)
+	if err == nil {
+		rs.count(bin, args, res)
 	}
 	return res, err
 }
@@ -574,14 +571,4 @@ func (rs *references) once(ctx context.Context, key string, do func(r *refRun)) 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-// exec runs bin with no mutant active, in the references' directory, and
-// counts the tests that passed.
-func (rs *references) exec(ctx context.Context, bin string, env, args []string, limit time.Duration) (*gotest.Result, error) {
-	res, err := rs.p.exec(ctx, rs.cfg, bin, env, args, limits{wall: limit}, nil)
-	if err == nil {
-		rs.count(bin, args, res)
-	}
-	return res, err
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -52,6 +53,24 @@ type limits struct {
 // probes), and is never a failure of its own.
 func stoppedByWall(res *gotest.Result) bool {
 	return res.TimedOut && !res.OverMemory && !res.OverCPU
+}
+
+// runReference runs bin with env and args and no mutant active, a run of
+// the reference, with lim: of tests that passed in the baseline (or, for
+// the baseline, that must pass). Stopped at its wall limit, not at its CPU
+// or memory limit, it was slowed by the machine, not stuck: it runs again,
+// once, with a wall limit policy.RefRetryFactor times as long, and says
+// so, naming the run (what). Load then decides nothing: only a limit no
+// load moves, or a failure, does. onEvent sees the events of each run.
+func runReference(ctx context.Context, cfg config, p *prepared, what, bin string, env, args []string, lim limits, onEvent func(gotest.Event)) (*gotest.Result, error) {
+	res, err := p.exec(ctx, cfg, bin, env, args, lim, onEvent)
+	if err == nil && stoppedByWall(res) {
+		retry := lim
+		retry.wall *= cfg.policy().RefRetryFactor
+		cfg.Progress.Printf("%s was %s: the machine slowed it; once more, with %s", what, lim.stopped(res), retry.wall)
+		res, err = p.exec(ctx, cfg, bin, env, args, retry, onEvent)
+	}
+	return res, err
 }
 
 // stopped says which of the limits stopped res.

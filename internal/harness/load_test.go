@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,6 +128,72 @@ func TestBaseline_NamesTheNetworkOnlyOnEvidence(t *testing.T) {
 			}
 			if tc.flaky == strings.Contains(msg, "-network lets") {
 				t.Errorf("message:\n%s\nnames the network without evidence, or not with it", msg)
+			}
+		})
+	}
+}
+
+// Every run of the reference that the machine's load holds past its wall
+// limit runs again with a limit four times as long, and the run ends as
+// on a quiet machine: the baseline, the switched build's run with no
+// mutant active, the runs that trust every test before the mutants, and
+// the reference's run after them (which, stopped so, once turned a gate
+// of killed mutants into exit 2).
+func TestReference_EveryRunSlowedPastItsWallLimitRunsAgain(t *testing.T) {
+	for _, slowed := range []string{"the baseline", "the switched build, no mutant active", "trust", "after the mutants"} {
+		t.Run(slowed, func(t *testing.T) {
+			var mu sync.Mutex
+			mutants := false          // a mutant's run came
+			var walls []time.Duration // of the runs of the kind slowed
+			// kind names a run of the reference of the whole suite: the
+			// plain build's (the baseline), or the switched build's with
+			// no mutant active: with the mutants' wall limit, the trust
+			// runs; before them, the check of the switched build; after
+			// them, the reference's run after the mutants.
+			kind := func(e gotest.Exec) string {
+				switched := slices.Contains(e.Env, mutation.SwitchEnv+"=")
+				switch {
+				case len(e.Args) > 0:
+					return ""
+				case !switched:
+					return "the baseline"
+				case e.Timeout < baselineLimit:
+					return "trust"
+				case mutants:
+					return "after the mutants"
+				}
+				return "the switched build, no mutant active"
+			}
+			first := true
+			r := &canned{
+				events: map[string]string{"": suiteRun(), "m": suiteRun("TestMax")},
+				respondExec: func(e gotest.Exec, active string, n int) (string, bool) {
+					mu.Lock()
+					defer mu.Unlock()
+					if active != "" {
+						mutants = true
+						return "", false
+					}
+					if kind(e) == slowed {
+						walls = append(walls, e.Timeout)
+						if first {
+							first = false
+							return `{"Action":"run","Test":"TestMax"}` + "\nTIMEOUT\n", true
+						}
+					}
+					return "", false
+				},
+			}
+			rep := runCanned(t, r, flipped)
+			checkMutants(t, rep, []report.Mutant{{ID: "m", Status: report.Killed, Build: ModeSwitch, FailedTests: []string{"TestMax"}}})
+			if got := rep.ExitCode(); got != report.ExitKilled {
+				t.Errorf("ExitCode() = %d, want %d", got, report.ExitKilled)
+			}
+			if len(rep.FlakyTests) != 0 {
+				t.Errorf("flaky tests %v, want none", rep.FlakyTests)
+			}
+			if len(walls) < 2 || walls[1] != defaultPolicy.RefRetryFactor*walls[0] {
+				t.Errorf("wall limits of %s's runs %v, want a second run with %d times the first's", slowed, walls, defaultPolicy.RefRetryFactor)
 			}
 		})
 	}

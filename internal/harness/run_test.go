@@ -31,7 +31,10 @@ type canned struct {
 	// run one that its limit stopped; "HUNG", one stopped with no event
 	// since its start.
 	respond func(active string, args []string, n int) (events string, ok bool)
-	seen    map[string]int // runs by active mutant and flags
+	// respondExec, if set, answers a run before respond, knowing all of
+	// it: its binary, environment, flags and limits.
+	respondExec func(e gotest.Exec, active string, n int) (events string, ok bool)
+	seen        map[string]int // runs by active mutant and flags
 	// reach lists, by test, the mutants whose sites a coverage run of that
 	// test reports; nil: every test reaches every site the switched build
 	// marks (marked), as a suite of tests that each call every function.
@@ -153,7 +156,10 @@ func (c *canned) Exec(ctx context.Context, e gotest.Exec) (*gotest.Result, error
 	c.seen[key]++
 	c.mu.Unlock()
 	events, ok := "", false
-	if c.respond != nil {
+	if c.respondExec != nil {
+		events, ok = c.respondExec(e, active, n)
+	}
+	if !ok && c.respond != nil {
 		events, ok = c.respond(active, e.Args, n)
 	}
 	if !ok {

@@ -258,7 +258,7 @@ func runReferenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline
 	if sb := b.switched; sb != nil && sb.bin != "" {
 		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
 	}
-	return p.exec(ctx, cfg, bin, env, nil, limits{wall: baselineTimeout(cfg)}, nil)
+	return runReference(ctx, cfg, p, "the reference's run after the mutants", bin, env, nil, limits{wall: baselineTimeout(cfg)}, nil)
 }
 
 // judgeReferenceAfter checks, once the mutants are done, that no test

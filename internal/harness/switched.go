@@ -94,7 +94,7 @@ func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[str
 
 // runInactive runs the switched binary with no mutant active.
 func runInactive(ctx context.Context, cfg config, p *prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
-	res, err := p.exec(ctx, cfg, sb.bin, []string{mutation.SwitchEnv + "="}, nil, limits{wall: limit}, nil)
+	res, err := runReference(ctx, cfg, p, "the switched build's run with no mutant active", sb.bin, []string{mutation.SwitchEnv + "="}, nil, limits{wall: limit}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
 	}

@@ -171,7 +171,7 @@ func (c Compile) buildOnce(ctx context.Context, out string) error {
 		}
 	}
 	if failed && !setupFailed {
-		return &BuildError{Package: c.Package, Output: msgs.String(), Costly: c.Limits.costly(msgs.String())}
+		return &BuildError{Package: c.Package, Output: msgs.String(), Costly: c.Limits.costly(msgs.String(), maxResident(cmd.ProcessState))}
 	}
 	why := strings.TrimSpace(msgs.String() + "\n" + stderr.String())
 	if why == "" {
@@ -180,10 +180,16 @@ func (c Compile) buildOnce(ctx context.Context, out string) error {
 	return fmt.Errorf("%s: %s", strings.Join(cmd.Args, " "), why)
 }
 
-// costly says which limit of l stopped a build that said out, if one did.
-func (l BuildLimits) costly(out string) string {
+// costly says which limit of l stopped a build that said out, if one did;
+// peak is the largest resident memory of its processes (0 if unknown).
+func (l BuildLimits) costly(out string, peak int64) string {
 	switch {
-	case l.Memory > 0 && (strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory")):
+	case l.Memory > 0 && (strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory")),
+		// A Go program whose mapping is refused at its limit does not
+		// always say so: the compiler's garbage collector has been seen
+		// to fault instead. A crash of the runtime near the limit is the
+		// limit, not the package.
+		l.Memory > 0 && peak >= l.Memory/2 && runtimeCrash(out):
 		return fmt.Sprintf("a process of it needed more than %s of memory", text.Bytes(l.Memory))
 	case l.FileSize > 0 && strings.Contains(out, "file too large"):
 		return fmt.Sprintf("it wrote a file of more than %s", text.Bytes(l.FileSize))
@@ -191,6 +197,18 @@ func (l BuildLimits) costly(out string) string {
 		return fmt.Sprintf("a process of it used more than %s of CPU time", l.CPU)
 	}
 	return ""
+}
+
+// runtimeCrash reports whether out holds the crash of a Go program's
+// runtime (a fault or a fatal error, with its goroutines), which no
+// compile error of a package prints.
+func runtimeCrash(out string) bool {
+	for _, sign := range []string{"SIGSEGV: segmentation violation", "unexpected fault address", "fatal error: "} {
+		if strings.Contains(out, sign) {
+			return strings.Contains(out, "\ngoroutine ")
+		}
+	}
+	return false
 }
 
 // command returns a go command that is killed with its process group when

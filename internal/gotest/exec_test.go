@@ -800,6 +800,36 @@ var compileBomb = func() string {
 	return b.String()
 }()
 
+// A compile that crashes in Go's runtime near its memory limit met the
+// limit: the runtime, refused a mapping, has been seen to fault in its
+// garbage collector rather than say "out of memory" (a CI run of
+// TestBuild_StopsAtItsLimits, its compiler at 194 MiB of 256). Far from the
+// limit, the same crash, or any compile error near it, is the package's.
+func TestBuildLimits_CrashNearTheMemoryLimitIsTheLimit(t *testing.T) {
+	const crash = "# example.com/m [example.com/m.test]\nSIGSEGV: segmentation violation\nPC=0x43cefd m=2 sigcode=1 addr=0x0\n\ngoroutine 0 gp=0x17582876eb40 m=2 [idle]:\nruntime.(*spanQueue).tryDrain(0x175800001000?)\n"
+	const compileError = "# example.com/m [example.com/m.test]\n./m_test.go:5:2: undefined: fatal error: \n"
+	limits := BuildLimits{Memory: 256 << 20}
+	for _, tc := range []struct {
+		name string
+		out  string
+		peak int64
+		want string
+	}{
+		{"crash near the limit", crash, 194 << 20, "a process of it needed more than 256 MiB of memory"},
+		{"crash far from it", crash, 40 << 20, ""},
+		{"crash, peak unknown", crash, 0, ""},
+		{"compile error near it", compileError, 200 << 20, ""},
+		{"out of memory", "fatal error: runtime: out of memory\n", 0, "a process of it needed more than 256 MiB of memory"},
+	} {
+		if got := limits.costly(tc.out, tc.peak); got != tc.want {
+			t.Errorf("%s: costly() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := (BuildLimits{}).costly(crash, 194<<20); got != "" {
+		t.Errorf("costly() without a memory limit = %q, want none", got)
+	}
+}
+
 // A bounded build that meets a limit stops there, and its error says
 // which (BuildError.Costly): the memory of a compile (on Linux), the size
 // of a file it writes (on Linux), its wall time, which guards against a

@@ -351,8 +351,10 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		ts.Check(err)
-		if !proc.Gone(pid, 10*time.Second) {
-			ts.Fatalf("process %d (%s) is still running", pid, filepath.Base(f))
+		// Killed processes are gone within milliseconds on a quiet
+		// machine; the minute only guards against one that never goes.
+		if !proc.Gone(pid, time.Minute) {
+			ts.Fatalf("process %d (%s) is still running a minute after it should have ended", pid, filepath.Base(f))
 		}
 	}
 }
@@ -649,13 +651,17 @@ func findCmd(text string) (pid, cmdline string) {
 	return "", ""
 }
 
-// limits MB SECONDS PROG ARGS... runs PROG like exec (any exit code) and
-// checks that its peak resident memory stays under MB megabytes and that it
-// ends within SECONDS. The peak is read from /proc while it runs, and
-// from its resource usage when it ended.
+// limits MB CPU PROG ARGS... runs PROG like exec (any exit code) and
+// checks that its peak resident memory stays under MB megabytes and that
+// it, with the processes it waited for, used at most CPU seconds of CPU
+// time (user and system): what it cost, which no load moves. The peak is
+// read from /proc while it runs, and from its resource usage when it
+// ended. Its wall time only guards against a hang (a read that never
+// returns uses no CPU): at limitsHangFactor times CPU, at least
+// limitsHang, it is killed and the step fails, saying so.
 func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: limits MB SECONDS PROG [ARGS...]")
+		ts.Fatalf("usage: limits MB CPU PROG [ARGS...]")
 	}
 	mb, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -676,16 +682,22 @@ func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
 	ts.Check(cmd.Start())
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	peak := 0
 	status := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "status")
+	guard := time.After(max(limitsHang, limitsHangFactor*time.Duration(secs)*time.Second))
+	hung := false
 	for waiting := true; waiting; {
 		select {
 		case <-done:
 			waiting = false
+		case <-guard:
+			hung = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if data, err := os.ReadFile(status); err == nil {
@@ -698,19 +710,32 @@ func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	wall := time.Since(start)
+	var cpu time.Duration
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		peak = max(peak, int(ru.Maxrss/1024)) // the peak of a run too short to be seen
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	ts.Stdout().Write([]byte(stdout.String()))
 	ts.Stderr().Write([]byte(stderr.String()))
-	ts.Logf("peak resident memory %d MB, %.1fs", peak, wall.Seconds())
+	ts.Logf("peak resident memory %d MB, %.1fs of CPU in %.1fs", peak, cpu.Seconds(), wall.Seconds())
+	if hung {
+		ts.Fatalf("limits: %s was still running after %.0fs (having used %.1fs of CPU, at most %ds expected): a hang; killed", strings.Join(args[2:], " "), wall.Seconds(), cpu.Seconds(), secs)
+	}
 	if peak == 0 || peak > mb {
 		ts.Fatalf("peak resident memory %d MB, want under %d", peak, mb)
 	}
-	if wall > time.Duration(secs)*time.Second {
-		ts.Fatalf("took %.1fs, want at most %ds", wall.Seconds(), secs)
+	if cpu > time.Duration(secs)*time.Second {
+		ts.Fatalf("used %.1fs of CPU, want at most %ds", cpu.Seconds(), secs)
 	}
 }
+
+// limits' guard against a hang: a command still running after
+// limitsHangFactor times the CPU time it may use, and at least limitsHang,
+// is waiting for something, not computing.
+const (
+	limitsHang       = 2 * time.Minute
+	limitsHangFactor = 4
+)
 
 // waitline FILE REGEXP waits until a line of FILE matches REGEXP: a
 // background command's progress line says which phase it is in.

@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: help run test gate check report bench lint
+.PHONY: help run test short load gate check report bench lint
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -10,6 +10,12 @@ run: ## the mutation run: every catalog mutant against the suite, as a kill matr
 
 test: ## run every test
 	$(GO) test ./...
+
+short: ## the everyday lane: every test but those that build and run real test binaries
+	$(GO) test -short ./...
+
+load: ## every test beside 6 busy loops and a go build -a std loop, as on a busy runner (bench/load.sh)
+	bench/load.sh
 
 gate: ## the CI gate: exit 0 only if every mutant is killed; writes mutate-junit.xml
 	$(GO) tool mutate run -junit mutate-junit.xml

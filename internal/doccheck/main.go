@@ -495,8 +495,17 @@ func check(w io.Writer, dir, summary string, c command, want int, variant string
 	if c.sample != nil && variant == "" {
 		variant = ", sample " + c.sampleAt
 	}
-	fmt.Fprintf(w, "ok   %s%s: exit %d (%.1fs)  %s\n", c.where, variant, got, time.Since(start).Seconds(), scriptHead(c.script))
+	fmt.Fprintf(w, "ok   %s%s: exit %d (%.1fs, %.1fs of CPU)  %s\n", c.where, variant, got, time.Since(start).Seconds(), cpuOf(cmd.ProcessState).Seconds(), scriptHead(c.script))
 	return true
+}
+
+// cpuOf returns the CPU time (user and system) of a command that ended,
+// with what it waited for.
+func cpuOf(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
 }
 
 // scriptHead returns the first line of a script, and " ..." if more follow.

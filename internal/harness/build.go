@@ -60,7 +60,7 @@ func (p *prepared) build(ctx context.Context, cfg config, dir string, files map[
 	// A blind run's builds compile a learner's file, whose generics or
 	// literals could make a build take without end: each is bounded.
 	if cfg.Blind {
-		c.Limits = blindBuildLimits
+		c.Limits = blindLimits()
 	}
 	// A blind run's binaries hold a learner's tests: none outlives it.
 	if keep && !cfg.Blind {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/gotest"
@@ -138,3 +140,18 @@ func cpuNeed(ref *gotest.Result) time.Duration {
 // over 40 MB; a file whose generics or literals would take more is too
 // costly to build.
 var blindBuildLimits = gotest.BuildLimits{Wall: 3 * time.Minute, CPU: 2 * time.Minute, Memory: 2 << 30, FileSize: 256 << 20}
+
+// BlindBuildMemoryEnv, set to a number of MiB below blindBuildLimits'
+// memory, lowers that bound: a script's compile bomb meets 256 MiB in a
+// second of CPU time, where 2 GiB takes twenty. It can only lower it, and
+// only tests set it (learners set nothing of a grader's environment).
+const BlindBuildMemoryEnv = "MUTATE_TEST_BLIND_BUILD_MIB"
+
+// blindLimits returns the bounds of each build of a blind run.
+func blindLimits() gotest.BuildLimits {
+	l := blindBuildLimits
+	if mib, err := strconv.ParseInt(os.Getenv(BlindBuildMemoryEnv), 10, 64); err == nil && mib > 0 && mib<<20 < l.Memory {
+		l.Memory = mib << 20
+	}
+	return l
+}

@@ -35,6 +35,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fencelab/fencelab/internal/cli"
+	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/proc"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/reportschema"
@@ -69,6 +70,9 @@ var Groups = map[string][]string{
 	// Learners' files: test files and prediction files graded, a class's,
 	// the autograders' recipes.
 	"learners": {"tests_hostile", "check_tests", "autograders", "check", "class_files", "partial"},
+	// Lease's own mutants: the gate in both tiers, the wheats and the
+	// chaffs.
+	"lease": {"run_lease", "wheats"},
 }
 
 // Run runs the scripts of group, one of Groups, or with "" those of none.
@@ -679,7 +683,7 @@ func cmdLimits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = os.Environ()
-	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOFLAGS", "GOTOOLCHAIN", "WORK", "MODROOT", "PATH"} {
+	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOFLAGS", "GOTOOLCHAIN", "WORK", "MODROOT", "PATH", harness.BlindBuildMemoryEnv} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	var stdout, stderr strings.Builder

@@ -3,11 +3,13 @@
 # HOGS busy loops (default 6) and, unless NOBUILD is set, a loop of
 # go build -a std with a cache of its own, as a busy CI runner or a laptop
 # compiling something else would. It prints the load average before, during
-# (each minute) and after, and exits with the command's status.
+# (each minute) and after, and exits with the command's status. The command
+# runs in the repository's root (mutate -C DIR reaches another module).
 #
 #   bench/load.sh                    # go test ./... beside 6 hogs and a build loop
 #   HOGS=6 bench/load.sh go test -count=1 -run 'TestScripts/stall_load$' ./cmd/mutate/...
 #   GOCACHE=$(mktemp -d) bench/load.sh   # with an empty build cache
+#   HOGS=16 bench/load.sh go tool mutate -C DIR run -generate -pkg . -no-cache
 #
 # Nothing of the suite may depend on how fast the machine is: this lane
 # shows it (docs/internals.md, "Load").

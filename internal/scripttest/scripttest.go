@@ -62,7 +62,9 @@ func Main(m *testing.M) {
 // packages of their own (cmd/mutate/scripts/NAME), by name: each package
 // is a test binary, with a time limit of its own (go test's -timeout, 10
 // minutes by default, is per binary), and go test runs two at once. The
-// rest run in cmd/mutate's. A group holds scripts of one subject.
+// rest run in cmd/mutate's. A group holds scripts of one subject, and the
+// packages' CPU times are alike (51 to 73 s each, alone, on 2 CPUs), so
+// that no package's scripts, one at a time, run on alone at the end.
 var Groups = map[string][]string{
 	// Sandboxes: what a mutant's or a learner's code can reach, in both
 	// tiers, and what a loaded machine changes.

@@ -150,7 +150,7 @@ const BlindBuildMemoryEnv = "MUTATE_TEST_BLIND_BUILD_MIB"
 // blindLimits returns the bounds of each build of a blind run.
 func blindLimits() gotest.BuildLimits {
 	l := blindBuildLimits
-	if mib, err := strconv.ParseInt(os.Getenv(BlindBuildMemoryEnv), 10, 64); err == nil && mib > 0 && mib<<20 < l.Memory {
+	if mib, err := strconv.ParseInt(os.Getenv(BlindBuildMemoryEnv), 10, 64); err == nil && mib > 0 && mib < l.Memory>>20 {
 		l.Memory = mib << 20
 	}
 	return l

@@ -15,6 +15,7 @@ func TestBlindLimits_TheEnvironmentOnlyLowersTheMemoryBound(t *testing.T) {
 		{"0", 2 << 30},
 		{"-5", 2 << 30},
 		{"256MiB", 2 << 30},
+		{"9007199254740993", 2 << 30},
 	} {
 		t.Setenv(BlindBuildMemoryEnv, tc.env)
 		got := blindLimits()

@@ -23,6 +23,7 @@ stop() {
 	for pid in "${pids[@]}"; do
 		kill "$pid" 2>/dev/null
 	done
+	[ -n "${group:-}" ] && kill -- "-$group" 2>/dev/null
 	wait 2>/dev/null
 	[ -n "${build_cache:-}" ] && rm -rf "$build_cache"
 }
@@ -35,8 +36,10 @@ for _ in $(seq "$hogs"); do
 done
 if [ -z "${NOBUILD:-}" ]; then
 	build_cache=$(mktemp -d)
-	(while :; do GOCACHE=$build_cache go build -a std >/dev/null 2>&1; done) &
-	pids+=($!)
+	# A session of its own, killed whole: a build it has started ends with
+	# it, not a minute later.
+	setsid bash -c 'while :; do GOCACHE="$1" go build -a std >/dev/null 2>&1; done' _ "$build_cache" &
+	group=$!
 fi
 (while sleep 60; do echo "load.sh: load average: $(cut -d' ' -f1-3 /proc/loadavg)"; done) &
 pids+=($!)

@@ -195,7 +195,7 @@ func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) 
 	}
 	bin, env := b.plain, []string(nil)
 	if sb := b.switched; sb != nil && sb.err == nil && sb.bin != "" {
-		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
+		bin, env = sb.bin, sb.env("")
 	}
 	runs := 1
 	if need := cfg.policy().TrustPasses - 1 - b.refs.fewestPasses(nil); need > 1 && whole > need {

@@ -96,13 +96,14 @@ type probe func(ctx context.Context, test, dir string, limit time.Duration) (*go
 func switchedProbe(cfg config, p *prepared, b *Baseline) probe {
 	return func(ctx context.Context, test, dir string, limit time.Duration) (*gotest.Result, []string, error) {
 		file := filepath.Join(dir, "reached")
-		env := []string{mutation.SwitchEnv + "=", mutation.CoverEnv + "=" + file}
-		res, err := p.exec(ctx, cfg, b.switched.bin, env, []string{runOnly([]string{test})}, limits{wall: limit}, nil)
+		sb := b.switched
+		env := append(sb.env(""), mutation.CoverEnv+"="+file)
+		res, err := p.exec(ctx, cfg, sb.bin, env, []string{runOnly([]string{test})}, limits{wall: limit}, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		ids, err := readLines(file)
-		return res, ids, err
+		names, err := readLines(file)
+		return res, sb.ids(names), err
 	}
 }
 

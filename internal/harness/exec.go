@@ -42,7 +42,7 @@ func (p *prepared) execOnce(ctx context.Context, cfg config, bin string, env, ar
 		return nil, err
 	}
 	defer os.RemoveAll(rd.root)
-	link, cover, err := rd.linkBinary(bin, env)
+	link, cover, err := rd.linkBinary(bin, env, cfg.Blind)
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,10 @@
 // every mutant at once (see mutation.Switched), and its test binary runs
 // once per mutant with the mutant named in the environment; a mutant whose
 // switched form does not compile falls back to a build of its own. A blind
-// run (Options.Blind: a learner's tests) is always in overlay mode, and
-// its binaries are built with -trimpath: they name no directory of the
-// grader's. The
+// run (Options.Blind: a learner's tests) is in overlay mode unless its
+// tests are sealed (Options.Sealed: then its switched build names the
+// mutants by random names of the run), and its binaries are built with
+// -trimpath: they name no directory of the grader's. The
 // temporary directory is removed when the run ends, including when it is
 // interrupted.
 //
@@ -145,12 +146,19 @@ type Options struct {
 	// Blind runs tests that must not learn which mutant runs: a
 	// learner's, graded against chaffs and wheats. Every mutant then gets
 	// a build of its own, made as the reference's is (the switched build
-	// chooses its mutant at run time, by what a test could read); no run
-	// names its mutant (no variable, no file beside the binary, no
-	// directory); no test binary is kept; and a run's environment is its
-	// own directories, a fixed PATH, the locale and the time zone,
-	// nothing else of mutate's.
+	// chooses its mutant at run time, by what a test could read), unless
+	// Sealed; no run names its mutant (no id in a variable, the
+	// environment or a file beside the binary, no directory); no test
+	// binary is kept; and a run's environment is its own directories, a
+	// fixed PATH, the locale and the time zone, nothing else of mutate's.
 	Blind bool
+	// Sealed says that the tests of a Blind run cannot read their
+	// environment, files or memory they were not handed (a learner's
+	// file held to testgrade's rules, with no import beyond the standard
+	// ones they allow): its mutants then share one switched build, which
+	// knows each by a random name of this run that the environment of its
+	// run holds (see switchNames). Ignored unless Blind.
+	Sealed bool
 	// Hide are directories that test binaries must not see (the grader's
 	// checkout): each sandbox covers them with an empty one.
 	Hide []string
@@ -241,11 +249,11 @@ func (c Options) runner() Runner {
 // (see runMutant).
 func (c Options) everyTest() bool { return c.Full || c.Blind }
 
-// mode is how the run's mutants are built: overlay when blind, whatever
-// the Mode.
+// mode is how the run's mutants are built: overlay when blind and not
+// sealed, whatever the Mode.
 func (c Options) mode() Mode {
 	switch {
-	case c.Blind:
+	case c.Blind && !c.Sealed:
 		return ModeOverlay
 	case c.Mode == "":
 		return ModeSwitch

@@ -3,7 +3,9 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +264,67 @@ func TestCheckInactive_MustPassLikeThePlainBaseline(t *testing.T) {
 				t.Fatalf("checkInactive() error = %v, want one ending in %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A sealed blind run's switched build knows each mutant by a random name
+// of the run, and the reference by one more: no id is in its sources (so
+// none is in its binary) or in any run's environment, and every run's
+// environment is as long as another's.
+func TestSwitchNames_ASealedBlindBuildNamesNoMutant(t *testing.T) {
+	ms := leaseMutants(t)
+	cfg := config{Options: Options{Blind: true, Sealed: true}, Mutants: ms}
+	named, names, none, err := switchNames(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opaque := regexp.MustCompile(`^m[0-9a-f]{32}$`)
+	seen := map[string]bool{none: true}
+	if !opaque.MatchString(none) {
+		t.Errorf("the reference's name = %q, want m and 32 hex digits", none)
+	}
+	for i, m := range ms {
+		name := names[m.ID]
+		if !opaque.MatchString(name) || seen[name] || named[i].ID != name {
+			t.Errorf("%s is named %q (the build's mutant %q), want a name of its own, m and 32 hex digits", m.ID, name, named[i].ID)
+		}
+		seen[name] = true
+		if m.ID == name || ms[i].ID != m.ID {
+			t.Errorf("%s: the caller's mutant was renamed", m.ID)
+		}
+	}
+	pkg, err := mutation.Load("../../lease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := pkg.Switch(named, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, src := range sw.Files {
+		for _, m := range ms {
+			if strings.Contains(string(src), strconv.Quote(m.ID)) {
+				t.Errorf("%s names %s", filepath.Base(path), m.ID)
+			}
+		}
+	}
+	got := byID(sw, names)
+	if len(got.Included) != len(ms) || got.Included[0] != ms[0].ID {
+		t.Errorf("switched in, by id: %v; want every mutant, %s first", got.Included, ms[0].ID)
+	}
+	sb := &switchedBuild{sw: got, names: names, none: none}
+	want := len(sb.env("")[0])
+	for _, m := range ms {
+		if env := sb.env(m.ID); len(env[0]) != want || strings.Contains(env[0], m.ID) {
+			t.Errorf("the environment of %s is %q; want %d bytes, as the reference's, and no id", m.ID, env, want)
+		}
+	}
+	if ids := sb.ids([]string{names[ms[1].ID], "unknown", names[ms[0].ID]}); !slices.Equal(ids, []string{ms[1].ID, ms[0].ID}) {
+		t.Errorf("ids of two names and an unknown one = %v", ids)
+	}
+
+	plain, names, none, err := switchNames(config{Mutants: ms})
+	if err != nil || none != "" || names[ms[0].ID] != ms[0].ID || plain[0] != ms[0] {
+		t.Errorf("a run that is not blind names its mutants %v, the reference %q (err %v); want by their ids, and \"\"", names, none, err)
 	}
 }

@@ -82,8 +82,8 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	}
 	if sb := b.switched; sb.switched(a.Mutant.ID) {
 		r.Build = ModeSwitch
-		m.bin, m.env = sb.bin, []string{mutation.SwitchEnv + "=" + a.Mutant.ID}
-		m.ref, m.refEnv = sb.bin, []string{mutation.SwitchEnv + "="}
+		m.bin, m.env = sb.bin, sb.env(a.Mutant.ID)
+		m.ref, m.refEnv = sb.bin, sb.env("")
 	}
 	if !cfg.everyTest() && !covered {
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"

@@ -59,8 +59,10 @@ func (p *prepared) newRunDir() (*runDir, error) {
 // linkBinary links the test binary bin into the sandbox's bin directory
 // (or copies it, across file systems), and writes beside it the files that
 // name the active mutant and the coverage file, if env sets mutation's
-// variables for them. It returns the link and the coverage file.
-func (rd *runDir) linkBinary(bin string, env []string) (link, cover string, err error) {
+// variables for them; a blind run's, none (nothing beside its binary
+// names a mutant, even opaquely). It returns the link and the coverage
+// file.
+func (rd *runDir) linkBinary(bin string, env []string, blind bool) (link, cover string, err error) {
 	dir := filepath.Join(rd.root, "bin")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
@@ -82,7 +84,7 @@ func (rd *runDir) linkBinary(bin string, env []string) (link, cover string, err 
 		default:
 			continue
 		}
-		if v == "" {
+		if v == "" || blind {
 			continue
 		}
 		if err := os.WriteFile(link+suffix, []byte(v), 0o444); err != nil {

@@ -256,7 +256,7 @@ type reference struct {
 func runReferenceAfter(ctx context.Context, cfg config, p *prepared, b *Baseline) (*gotest.Result, error) {
 	bin, env := b.plain, []string(nil)
 	if sb := b.switched; sb != nil && sb.bin != "" {
-		bin, env = sb.bin, []string{mutation.SwitchEnv + "="}
+		bin, env = sb.bin, sb.env("")
 	}
 	return runReference(ctx, cfg, p, "the reference's run after the mutants", bin, env, nil, limits{wall: baselineTimeout(cfg)}, nil)
 }

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -18,14 +20,107 @@ import (
 // switchedBuild is the test binary of the switched package, and its run
 // with no mutant active.
 type switchedBuild struct {
-	sw       *mutation.Switched
-	bin      string // "" when no mutant could be switched
+	sw       *mutation.Switched // by the mutants' ids
+	bin      string             // "" when no mutant could be switched
 	inactive *gotest.Result
 	err      error // a harness error
+	// names are the names the binary knows each mutant by, by id, and
+	// none the name that activates none of them: in a blind run opaque
+	// values of this run (see switchNames); otherwise the ids, and "".
+	names map[string]string
+	none  string
 }
 
 func (sb *switchedBuild) switched(id string) bool {
 	return sb != nil && sb.bin != "" && slices.Contains(sb.sw.Included, id)
+}
+
+// env returns the environment that makes the binary run as the mutant
+// id, or as the reference when id is "".
+func (sb *switchedBuild) env(id string) []string {
+	name := sb.none
+	if id != "" {
+		name = sb.names[id]
+	}
+	return []string{mutation.SwitchEnv + "=" + name}
+}
+
+// ids returns the ids of the mutants the binary knows by names, in order;
+// a name it does not know is left out.
+func (sb *switchedBuild) ids(names []string) []string {
+	idOf := make(map[string]string, len(sb.names))
+	for id, name := range sb.names {
+		idOf[name] = id
+	}
+	var ids []string
+	for _, name := range names {
+		if id, ok := idOf[name]; ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// switchNames returns the mutants of a switched build as the build names
+// them, and those names by id (see switchedBuild.names). A blind run's
+// binary holds a learner's test: nothing in it or in its environment may
+// name a mutant, so each gets a random name of this run, and the
+// reference one more that names none; all have the same length, so that
+// no run's environment is longer than another's.
+func switchNames(cfg config) (ms []*mutation.Mutant, names map[string]string, none string, err error) {
+	names = map[string]string{}
+	if !cfg.Blind {
+		for _, m := range cfg.Mutants {
+			names[m.ID] = m.ID
+		}
+		return cfg.Mutants, names, "", nil
+	}
+	used := map[string]bool{}
+	opaque := func() (string, error) {
+		for {
+			var b [16]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				return "", err
+			}
+			if name := "m" + hex.EncodeToString(b[:]); !used[name] {
+				used[name] = true
+				return name, nil
+			}
+		}
+	}
+	for _, m := range cfg.Mutants {
+		c := *m
+		if c.ID, err = opaque(); err != nil {
+			return nil, nil, "", err
+		}
+		names[m.ID] = c.ID
+		ms = append(ms, &c)
+	}
+	none, err = opaque()
+	return ms, names, none, err
+}
+
+// byID returns sw, made with the names of names (by id), with the ids
+// instead in what the run reads of it.
+func byID(sw *mutation.Switched, names map[string]string) *mutation.Switched {
+	ids := map[string]string{}
+	for id, name := range names {
+		ids[name] = id
+	}
+	rename := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, name := range list {
+			out[i] = ids[name]
+		}
+		return out
+	}
+	c := *sw
+	c.Included, c.Reached, c.Constants = rename(sw.Included), rename(sw.Reached), rename(sw.Constants)
+	c.Excluded = map[string]string{}
+	for name, why := range sw.Excluded {
+		c.Excluded[ids[name]] = why
+	}
+	return &c
 }
 
 // buildSwitched builds one test binary with every mutant switched in but
@@ -35,22 +130,27 @@ func (sb *switchedBuild) switched(id string) bool {
 // at are left out, or unmarked, and the build is tried again; only when
 // no message points at a switch does every mutant get a build of its own.
 func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[string]string) *switchedBuild {
+	ms, names, none, err := switchNames(cfg)
+	if err != nil {
+		return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
+	}
+	// Everything below is in the build's names.
 	exclude, noMark := map[string]string{}, map[string]bool{}
 	for id := range invalid {
-		exclude[id] = "not valid Go on its own"
-		noMark[id] = true
+		exclude[names[id]] = "not valid Go on its own"
+		noMark[names[id]] = true
 	}
 	for attempt := 0; ; attempt++ {
-		sw, err := p.Package.Switch(cfg.Mutants, exclude, noMark)
+		sw, err := p.Package.Switch(ms, exclude, noMark)
 		if err != nil {
 			return &switchedBuild{err: fmt.Errorf("switched build: %w", err)}
 		}
 		if len(sw.Marked()) == 0 {
-			return &switchedBuild{sw: sw}
+			return &switchedBuild{sw: byID(sw, names), names: names, none: none}
 		}
 		bin, err := p.build(ctx, cfg, filepath.Join(p.tmp, "switch", strconv.Itoa(attempt)), sw.Files, true)
 		if err == nil {
-			return &switchedBuild{sw: sw, bin: bin}
+			return &switchedBuild{sw: byID(sw, names), bin: bin, names: names, none: none}
 		}
 		var be *gotest.BuildError
 		if !errors.As(err, &be) {
@@ -94,7 +194,7 @@ func buildSwitched(ctx context.Context, cfg config, p *prepared, invalid map[str
 
 // runInactive runs the switched binary with no mutant active.
 func runInactive(ctx context.Context, cfg config, p *prepared, sb *switchedBuild, limit time.Duration) (*gotest.Result, error) {
-	res, err := runReference(ctx, cfg, p, "the switched build's run with no mutant active", sb.bin, []string{mutation.SwitchEnv + "="}, nil, limits{wall: limit}, nil)
+	res, err := runReference(ctx, cfg, p, "the switched build's run with no mutant active", sb.bin, sb.env(""), nil, limits{wall: limit}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("switched build, no mutant active: %w", err)
 	}

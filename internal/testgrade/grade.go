@@ -165,6 +165,11 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 	g.rules = Rules{Package: g.unit.Source.Name, ImportPath: t.ImportPath, Clause: cfg.Set.Tests.Package, Imports: cfg.Set.Tests.Imports}
 	g.opt = cfg.Options
 	g.opt.Blind, g.opt.NoCache = true, true // a copy's results are no tree's
+	// A file held to the standard imports alone reads no environment,
+	// file or memory it was not handed (see Standard): the chaffs and
+	// wheats can share one build, which names them by random names of
+	// the run. A catalog that widens the imports gets a build for each.
+	g.opt.Sealed = len(cfg.Set.Tests.Imports) == 0
 	g.opt.Hide = append(g.opt.Hide, cfg.Set.Root)
 	if g.opt.BaselineLimit == 0 {
 		g.opt.BaselineLimit = BaselineLimit

@@ -71,6 +71,8 @@ type fake struct {
 	stages   [][]string // the mutants of each call of Run or Baseline
 	last     *report.Report
 	answered map[string]bool // the mutants of last already run
+	imports  []string        // the catalog's tests.imports
+	sealed   []bool          // Options.Sealed of each call of Run
 }
 
 // chaffsAndWheat are the fake plan's mutants: two chaffs, one wheat.
@@ -97,6 +99,7 @@ func (f *fake) engine() Engine {
 			return &exercise.Plan{Root: sel.Dir, Units: []*exercise.Unit{u}}, nil
 		},
 		Run: func(_ context.Context, plan *exercise.Plan, opt harness.Options) (*report.Report, error) {
+			f.sealed = append(f.sealed, opt.Sealed)
 			if !opt.Blind || !opt.NoCache || opt.BaselineLimit != BaselineLimit {
 				f.t.Errorf("Run(%+v): want a blind run, uncached, bounded by BaselineLimit", opt)
 			}
@@ -206,7 +209,7 @@ func ExamplePut() {
 func (f *fake) grade(t *testing.T, files ...string) ([]*Grade, error) {
 	t.Helper()
 	root := shelfModule(t)
-	set := &exercise.Set{Root: root, Files: []*exercise.File{{Path: filepath.Join(root, "mutants", "catalog.yaml")}}, Tests: exercise.Tests{Package: exercise.External}, Withheld: f.withheld}
+	set := &exercise.Set{Root: root, Files: []*exercise.File{{Path: filepath.Join(root, "mutants", "catalog.yaml")}}, Tests: exercise.Tests{Package: exercise.External, Imports: f.imports}, Withheld: f.withheld}
 	return GradeFiles(t.Context(), Config{Set: set, Wheats: map[string]bool{"wording": true}, Engine: f.engine()}, files)
 }
 
@@ -239,6 +242,29 @@ func TestGradeFiles_AValidFileEarnsTheChaffsItCatches(t *testing.T) {
 	}
 	if want := [][]string{{"wording"}, {"put-zero", "put-eleven"}}; !slices.EqualFunc(f.stages, want, slices.Equal) {
 		t.Errorf("ran the mutants %v, want the wheat first, then the chaffs: %v", f.stages, want)
+	}
+}
+
+// A file held to the standard imports reads no environment, file or
+// memory it was not handed, so its chaffs and wheats share one build
+// (harness.Options.Sealed); a catalog that widens the imports could let
+// it read them, and gets a build for each.
+func TestGradeFiles_TheStandardImportsAloneShareOneBuild(t *testing.T) {
+	for _, tc := range []struct {
+		imports []string
+		want    bool
+	}{{nil, true}, {[]string{"os"}, false}} {
+		f := &fake{t: t, imports: tc.imports, runs: []func(string) (*report.Report, error){
+			func(string) (*report.Report, error) {
+				return killed([]string{"TestPutZero"}, []string{"TestPutEleven"}), nil
+			},
+		}}
+		if _, err := f.grade(t, learnerFile(t, "ann_test.go", goodFile)); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.sealed, []bool{tc.want}) {
+			t.Errorf("with tests.imports %q, Run's Sealed = %v; want [%v]", tc.imports, f.sealed, tc.want)
+		}
 	}
 }
 

@@ -271,6 +271,8 @@ func TestLandlock_StopEndsEverything(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails before its Stop leaves no daemon to the next.
+	t.Cleanup(func() { c.Stop() })
 	w.Close()
 	line := make([]byte, len("started\n"))
 	if _, err := r.Read(line); err != nil || string(line) != "started\n" {

@@ -57,19 +57,18 @@ func helper(what string) int {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
 	case "daemon":
-		// A process in a session of its own that writes its pid and
-		// outlives the program.
-		cmd := exec.Command("sh", "-c", "echo $$ > "+arg+"; exec sleep "+daemonSleep)
+		// A process in a session of its own that outlives the program;
+		// its pid is written once it runs sleep (Start returns after
+		// the exec), so that the test counts it from "started" on.
+		cmd := exec.Command("sleep", daemonSleep)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			fmt.Println(err)
 			return 1
 		}
-		for range 1000 {
-			if _, err := os.Stat(arg); err == nil {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
+		if err := os.WriteFile(arg, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+			fmt.Println(err)
+			return 1
 		}
 		fmt.Println("started")
 		if os.Getenv("HANG") != "" {

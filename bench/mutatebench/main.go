@@ -1,19 +1,28 @@
 // Command mutatebench measures, in one run, what a mutation run of the
 // module's catalog costs against the test run a learner pays for anyway, in
-// the situation a learner meets most: a test file was just edited, so
-// nothing of the package comes from Go's build cache.
+// the situations a learner meets most: a test was just edited, so nothing
+// of the package comes from Go's build cache, and the last run's outcomes
+// are in mutate's cache (see harness's per-test reuse).
 //
 // Each round, in a copy of the module (the checkout is never touched):
 //
-//   - baseline: a small test edit, then go test -count=1 of the catalog's
-//     package;
-//   - switch:   a small test edit, then mutate run (one build for all mutants);
-//   - overlay:  a small test edit, then mutate run -mode=overlay (a build each);
+//   - baseline: an edit to one test's body, then go test -count=1 of the
+//     catalog's package;
+//   - overlay:  an edit to one test's body, then mutate run -mode=overlay
+//     (that test runs again under every mutant, each a build of its own);
+//   - body:     the same in switch mode (one build);
 //   - re-run:   mutate run again with nothing changed (from the cache);
+//   - comment:  a new comment in a test file since that run, then mutate
+//     run (no test's function changed: every outcome is reused but the
+//     one sampled);
+//   - learner:  an edit to one test of a learner's test file, then mutate
+//     check FILE (graded afresh: no outcome of a learner's is kept);
 //
 // and it reports the medians, their ratios to the baseline, how much the
 // mutants' runs overlap, and where one mutant's own build and run go. It
-// fails if the two modes give different kill matrices.
+// fails if the body edit's kill matrix differs from a -full -no-cache run
+// of the same tree, if the modes disagree, or if a learner's grade
+// changes from round to round.
 //
 // Run it from the module root: go run ./bench/mutatebench [-rounds N]
 // [-only IDS]. With -only, every run is of those mutants only: CI runs it
@@ -23,8 +32,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,13 +72,17 @@ func main() {
 
 // bench is a copy of the module and the environment to measure in.
 type bench struct {
-	dir    string        // the copy
-	set    *exercise.Set // its catalog
-	mutate string        // the mutate binary
-	env    []string      // a results cache of its own, Go's build cache as usual
-	only   []string      // mutate run's -only, if not all of the catalog
-	edits  int
+	dir     string        // the copy
+	set     *exercise.Set // its catalog
+	mutate  string        // the mutate binary
+	env     []string      // a results cache of its own, Go's build cache as usual
+	only    []string      // mutate run's -only, if not all of the catalog
+	learner string        // a learner's test file, outside the copy
+	edits   int
 }
+
+// learnerFile is the learner's test file graded, from the module root.
+const learnerFile = "docs/testdata/learner/claim_test.go"
 
 func run(rounds int, only string) error {
 	tmp, err := os.MkdirTemp("", "mutatebench-")
@@ -77,11 +94,19 @@ func run(rounds int, only string) error {
 	if err != nil {
 		return err
 	}
-	var base, sw, ov, rerun, goRerun []float64
-	var swRep, ovRep *report.Report
+	var base, comment, body, ov, rerun, goRerun, learner []float64
+	var bodyRep, ovRep *report.Report
+	var grade string
+	// A first run in each mode keeps the outcomes that the rounds reuse,
+	// as a learner's earlier runs did.
+	for _, mode := range []string{"overlay", "switch"} {
+		if _, _, err := b.mutateRun("-mode=" + mode); err != nil {
+			return err
+		}
+	}
 	for r := range rounds {
 		fmt.Fprintf(os.Stderr, "round %d/%d\n", r+1, rounds)
-		if err := b.editTest(); err != nil {
+		if err := b.editBody(); err != nil {
 			return err
 		}
 		d, err := b.time(b.cmd("go", "test", "-count=1", b.set.Package))
@@ -91,7 +116,7 @@ func run(rounds int, only string) error {
 		base = append(base, d)
 
 		for _, mode := range []string{"overlay", "switch"} {
-			if err := b.editTest(); err != nil {
+			if err := b.editBody(); err != nil {
 				return err
 			}
 			rep, d, err := b.mutateRun("-mode=" + mode)
@@ -102,12 +127,12 @@ func run(rounds int, only string) error {
 				return fmt.Errorf("mutate run -mode=%s after an edit came from the cache", mode)
 			}
 			if mode == "switch" {
-				sw, swRep = append(sw, d), rep
+				body, bodyRep = append(body, d), rep
 			} else {
 				ov, ovRep = append(ov, d), rep
 			}
 		}
-		if err := sameMatrix(ovRep, swRep); err != nil {
+		if err := sameMatrix(ovRep, bodyRep); err != nil {
 			return fmt.Errorf("round %d: overlay and switch mode disagree: %w", r+1, err)
 		}
 		// Nothing has changed since the switch run: the cache answers.
@@ -125,13 +150,43 @@ func run(rounds int, only string) error {
 			return fmt.Errorf("go tool mutate run: %w", err)
 		}
 		goRerun = append(goRerun, d)
+
+		// A comment since the last run: no test's function changed.
+		if err := b.editTest(); err != nil {
+			return err
+		}
+		if rep, d, err = b.mutateRun(); err != nil {
+			return err
+		}
+		if rep.Cached {
+			return fmt.Errorf("mutate run after a new comment came from the cache")
+		}
+		comment = append(comment, d)
+
+		g, d, err := b.check()
+		if err != nil {
+			return err
+		}
+		if r > 0 && g != grade {
+			return fmt.Errorf("round %d: the learner's grade changed after an edit that changes no test's meaning:\n%s\nthen\n%s", r+1, grade, g)
+		}
+		grade, learner = g, append(learner, d)
+	}
+	// The body edit's kill matrix is a whole run's: the same tree, every
+	// test run under every mutant, nothing from the cache.
+	full, _, err := b.mutateRun("-full", "-no-cache")
+	if err != nil {
+		return err
+	}
+	if err := sameMatrix(full, bodyRep); err != nil {
+		return fmt.Errorf("after an edit to a test's body, the run with reuse and a -full -no-cache run disagree: %w", err)
 	}
 	phases, err := mutantPhases(tmp, b, rounds)
 	if err != nil {
 		return err
 	}
 
-	printRun(b, rounds, base, sw, ov, rerun, goRerun, swRep, ovRep, phases)
+	printRun(b, rounds, figures{base: base, comment: comment, body: body, ov: ov, rerun: rerun, goRerun: goRerun, learner: learner}, bodyRep, ovRep, phases)
 	return nil
 }
 
@@ -170,36 +225,119 @@ func newBench(tmp, only string) (*bench, error) {
 		return nil, err
 	}
 	b.env = append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	// A learner's test file of the catalog's package, outside the copy
+	// of the module, as a grader receives one.
+	src, err := os.ReadFile(learnerFile)
+	if err != nil {
+		return nil, err
+	}
+	b.learner = filepath.Join(tmp, "learner", filepath.Base(learnerFile))
+	if err := os.MkdirAll(filepath.Dir(b.learner), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(b.learner, src, 0o644); err != nil {
+		return nil, err
+	}
 
 	return b, nil
 }
 
+// figures are the times of each round, by what was measured.
+type figures struct {
+	base, comment, body, ov, rerun, goRerun, learner []float64
+}
+
 // printRun prints the medians of the rounds, as ratios against the
 // baseline's, and where the last round's time went.
-func printRun(b *bench, rounds int, base, sw, ov, rerun, goRerun []float64, swRep, ovRep *report.Report, phases phaseTimes) {
-	bm := median(base)
-	fmt.Printf("after a small test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(b.set.Mutants))
-	fmt.Printf("  baseline  go test -count=1 %-17s %6.2fs   1.0x\n", b.set.Package, bm)
-	fmt.Printf("  switch    mutate run                         %6.2fs  %4.1fx\n", median(sw), median(sw)/bm)
-	fmt.Printf("  overlay   mutate run -mode=overlay           %6.2fs  %4.1fx\n", median(ov), median(ov)/bm)
+func printRun(b *bench, rounds int, f figures, bodyRep, ovRep *report.Report, phases phaseTimes) {
+	bm := median(f.base)
+	reused := 0
+	for _, m := range bodyRep.Mutants {
+		reused += m.Reused
+	}
+	fmt.Printf("after a test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(b.set.Mutants))
+	fmt.Printf("  baseline  go test -count=1 %-17s %6.2fs   1.0x  (one test's body edited)\n", b.set.Package, bm)
+	fmt.Printf("  comment   mutate run                         %6.2fs  %4.1fx  (a new comment)\n", median(f.comment), median(f.comment)/bm)
+	fmt.Printf("  body      mutate run                         %6.2fs  %4.1fx  (one test's body edited; %d outcomes reused, last round)\n", median(f.body), median(f.body)/bm, reused)
+	fmt.Printf("  overlay   mutate run -mode=overlay           %6.2fs  %4.1fx  (the same)\n", median(f.ov), median(f.ov)/bm)
+	fmt.Printf("  learner   mutate check FILE                  %6.2fs  %4.1fx  (one test of a learner's file edited)\n", median(f.learner), median(f.learner)/bm)
 	fmt.Printf("unchanged re-run, from the cache:\n")
-	fmt.Printf("  mutate run                                   %6.3fs  %5.2fx\n", median(rerun), median(rerun)/bm)
-	fmt.Printf("  go tool mutate run                           %6.3fs  %5.2fx\n", median(goRerun), median(goRerun)/bm)
+	fmt.Printf("  mutate run                                   %6.3fs  %5.2fx\n", median(f.rerun), median(f.rerun)/bm)
+	fmt.Printf("  go tool mutate run                           %6.3fs  %5.2fx\n", median(f.goRerun), median(f.goRerun)/bm)
+	fmt.Printf("the body edit's kill matrix is that of mutate run -full -no-cache on the same tree\n")
 	for _, x := range []struct {
 		name string
 		rep  *report.Report
-	}{{"switch", swRep}, {"overlay", ovRep}} {
+	}{{"body", bodyRep}, {"overlay", ovRep}} {
 		var own, tests float64
 		for _, m := range x.rep.Mutants {
 			own += m.Seconds
 			tests += m.TestSeconds
 		}
 		phase := x.rep.Seconds - x.rep.Baseline.Seconds
-		fmt.Printf("%s, last round: after the baseline (%.1fs), the mutants ran in %.1fs of wall-clock time; their own runs add up to %.1fs (%.1fs in test binaries): %.1fx overlap\n",
-			x.name, x.rep.Baseline.Seconds, phase, own, tests, own/phase)
+		fmt.Printf("%s, last round: after the baseline (%.1fs), the mutants ran in %.1fs of wall-clock time; their own runs add up to %.1fs (%.1fs in test binaries)\n",
+			x.name, x.rep.Baseline.Seconds, phase, own, tests)
 	}
 	fmt.Printf("one mutant (%s) built alone after an edit, then run:\n", phases.id)
 	fmt.Printf("  compile %.2fs, link %.2fs, test run %.2fs\n", phases.compile, phases.link, phases.run)
+}
+
+// editBody makes the edit a learner makes to one test: a new statement at
+// the top of the body of the first test of the package's first test file
+// that has one, which changes that test's function and no other's.
+func (b *bench) editBody() error {
+	tests, err := filepath.Glob(filepath.Join(b.pkgDir(), "*_test.go"))
+	if err != nil {
+		return err
+	}
+	for _, path := range tests {
+		if edited, err := b.editFirstTest(path); edited || err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("no test function in %s", b.set.Package)
+}
+
+// editFirstTest adds a statement at the top of the body of the first
+// Test function of the file at path (a new one each time, replacing none),
+// and reports whether it had one.
+func (b *bench) editFirstTest(path string) (bool, error) {
+	b.edits++
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") && fd.Body != nil {
+			at := int(fd.Body.Lbrace-f.FileStart) + 1
+			// On the line of the brace: no line below it moves, and
+			// a failure's message names the same line as before.
+			stmt := fmt.Sprintf(" _ = \"edit %d at %d\";", b.edits, time.Now().UnixNano())
+			return true, os.WriteFile(path, slices.Concat(src[:at], []byte(stmt), src[at:]), 0o644)
+		}
+	}
+	return false, nil
+}
+
+// check edits one test of the learner's file and grades it, and returns
+// its grade as mutate check -q prints it, and how long it took.
+func (b *bench) check() (string, float64, error) {
+	if edited, err := b.editFirstTest(b.learner); err != nil || !edited {
+		return "", 0, fmt.Errorf("edit %s: %v, no test function", b.learner, err)
+	}
+	var out bytes.Buffer
+	cmd := b.cmd(b.mutate, "check", "-q", b.learner)
+	cmd.Stdout = &out
+	d, err := b.time(cmd)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) { // a grade below full marks exits 1
+		return "", 0, fmt.Errorf("mutate check: %w", err)
+	}
+	return out.String(), d, nil
 }
 
 // editTest makes the small edit a learner makes: a new comment at the end

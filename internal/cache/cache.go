@@ -5,7 +5,10 @@
 // Each mutant's result is kept on its own, under the key of the tree and
 // the mutant's definition, beside the run's baseline: a run of mutants
 // that have all run on the same tree, in any company, comes from the cache
-// whole; a run that adds one mutant runs that one only.
+// whole; a run that adds one mutant runs that one only. Each is kept once
+// more as Outcomes, with the key of each of its tests' functions, under
+// the key of the tree but those functions: a run after an edit to some
+// tests runs those alone (see harness's per-test reuse).
 //
 // The key of a tree covers the files of the mutated package and of every
 // package of the same module it or its tests import (testdata included),
@@ -30,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/filesum"
 	"github.com/fencelab/fencelab/internal/mutation"
@@ -304,6 +308,30 @@ func LoadBaseline(key string) (report.Baseline, bool) {
 // with no mutants.
 func StoreBaseline(key string, b report.Baseline) error {
 	return store(key, b)
+}
+
+// Outcomes are what a mutant's run leaves for a later run of the same
+// tree but its tests' functions (see harness's per-test reuse): the key
+// of each top-level test's function, when its outcome was that of a run
+// of the whole suite, and the mutant's result then.
+type Outcomes struct {
+	Tests  map[string]string `json:"tests"` // top-level test: the key of its function
+	Mutant report.Mutant     `json:"mutant"`
+	When   time.Time         `json:"when"` // when its tests ran
+}
+
+// LoadOutcomes returns the outcomes kept under key (see OutcomesKey).
+func LoadOutcomes(key string) (Outcomes, bool) {
+	var o Outcomes
+	if !load("outcomes-"+key, &o) || o.Mutant.ID == "" || len(o.Tests) == 0 {
+		return Outcomes{}, false
+	}
+	return o, true
+}
+
+// StoreOutcomes keeps o under key.
+func StoreOutcomes(key string, o Outcomes) error {
+	return store("outcomes-"+key, o)
 }
 
 // LoadTrusted returns the top-level tests that passed, without any

@@ -186,7 +186,7 @@ func runBaseline(ctx context.Context, cfg config, p *prepared) (*Baseline, error
 func (b *Baseline) trustEveryTest(ctx context.Context, cfg config, p *prepared) error {
 	whole := 0
 	for _, a := range p.Applied {
-		if cfg.Full || !a.Mutant.Generated() {
+		if _, reusing := cfg.reuse.get(a.Mutant.ID); !reusing && (cfg.Full || !a.Mutant.Generated()) {
 			whole++
 		}
 	}

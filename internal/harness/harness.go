@@ -26,7 +26,9 @@
 //     tests run them; harness.go: Options, prepare and the source tree's
 //     guard; policy.go: every retry, rerun and trust count.
 //   - run.go: one package's run: results from the cache and from trivial
-//     compiler equivalence (tce.go), then the mutants still missing.
+//     compiler equivalence (tce.go), then the mutants still missing;
+//     reuse.go and testkeys.go: the outcomes of the tests whose functions
+//     did not change since an earlier run, which run only the others.
 //   - build.go and switched.go: the test binaries, plain and switched;
 //     typecheck.go: the types a switched build's helpers are written in.
 //   - baseline.go: the suite without mutants, the references every verdict
@@ -217,6 +219,9 @@ type config struct {
 	// tester is the package whose tests run against the mutants; nil
 	// for the mutated package's own.
 	tester *exercise.Target
+	// reuse holds the outcomes kept from earlier runs of the mutants'
+	// tests (see reuse.go); nil for none.
+	reuse *reuse
 }
 
 // Runner builds and runs test binaries: the go command does, and the

@@ -89,6 +89,17 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
 		return r, nil
 	}
+	// With outcomes kept from an earlier run (see reuse.go), only the
+	// tests whose functions changed run; none, and no build either, when
+	// none did.
+	o, reusing := cfg.reuse.get(a.Mutant.ID)
+	var rerun []string
+	if reusing {
+		if rerun = cfg.reuse.rerun(a.Mutant.ID, o, m.tests); len(rerun) == 0 {
+			passed := report.Mutant{Status: report.Survived, FailedTests: []string{}, Failures: []report.Failure{}}
+			return m.withOutcomes(r, o, passed, nil), nil
+		}
+	}
 	if m.bin == "" {
 		bin, err := p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated}, false)
 		var be *gotest.BuildError
@@ -102,6 +113,11 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		m.bin, m.ref = bin, b.plain
 	}
 
+	if reusing {
+		if v, ok, err := m.attemptReusing(ctx, o, rerun); err != nil || ok {
+			return m.withOutcomes(r, o, v, rerun), err
+		}
+	}
 	v, unconfirmed, err := m.attempt(ctx)
 	if err != nil {
 		return r, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,7 +67,8 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		}
 		return rep, err
 	}
-	rep, results, err := p.runMissing(ctx, cfg, results, missing, dups)
+	ru := p.loadReuse(cfg, keys, missing)
+	rep, results, err := p.runMissing(ctx, cfg, results, missing, dups, ru)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +91,13 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 	// The cache keeps the equivalents and duplicates too; a mutant that
 	// did not run (see Options.First) is in neither.
 	rep.Mutants = slices.DeleteFunc(results, func(m report.Mutant) bool { return m.ID == "" })
-	p.store(cfg, keys, rep)
+	if p.store(cfg, keys, rep) && !cfg.Full {
+		ran := map[string]bool{}
+		for _, i := range missing {
+			ran[p.Applied[i].Mutant.ID] = true
+		}
+		p.storeReuse(keys, rep, ran, ru)
+	}
 	dropInvalid(cfg, rep)
 	if rep.Interrupted {
 		return rep, ErrInterrupted
@@ -119,13 +127,15 @@ func (p *prepared) answered(cfg config, prior *report.Report, results []report.M
 // results, and returns results with them filled in (a mutant interrupted
 // before it finished is left out), and each duplicate of dups (index: the
 // index of its twin) with its twin's verdict.
-func (p *prepared) runMissing(ctx context.Context, cfg config, results []report.Mutant, missing []int, dups map[int]int) (*report.Report, []report.Mutant, error) {
+func (p *prepared) runMissing(ctx context.Context, cfg config, results []report.Mutant, missing []int, dups map[int]int, ru *reuse) (*report.Report, []report.Mutant, error) {
 	// Only the mutants the cache lacks run, and are built.
 	sub, subCfg := p.subset(cfg, missing)
+	subCfg.reuse = ru
 	b, err := runBaseline(ctx, subCfg, sub)
 	if err != nil {
 		return nil, nil, interrupted(ctx, err)
 	}
+	ru.pick(b.durations())
 	if cfg.AfterBaseline != nil {
 		if err := cfg.AfterBaseline(b.Result.Names()); err != nil {
 			return nil, nil, err
@@ -227,6 +237,11 @@ type treeKeys struct {
 	// sandboxes of the other tiers (those of every tier, when none is
 	// available here).
 	others map[sandbox.Tier]string
+	// tests is the key of the runs' tree but the functions of its
+	// tests, which tested holds the keys of (see reuse.go); "" and nil
+	// when they cannot be read.
+	tests  string
+	tested *testKeys
 }
 
 // keys returns the cache keys of the tree of the target as it is now.
@@ -247,15 +262,18 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 		}
 		return treeKeys{}
 	}
-	return p.keysOf(cfg, in)
+	k := p.keysOf(cfg, in)
+	if tested, err := readTestKeys(p.Target.ModuleDir, p.tester.Dir); err == nil {
+		k.tested = tested
+		k.tests = p.testsKey(cfg, in, tested)
+	}
+	return k
 }
 
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 	k := treeKeys{in: in, baseline: in.Key(), others: map[sandbox.Tier]string{}}
 	for _, tier := range sandbox.Tiers {
-		in.Flags = map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE),
-			"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network), "binds": strings.Join(cfg.Binds, "\x00"),
-			"sandbox": sandboxKey(tier)}
+		in.Flags = p.flags(cfg, tier)
 		if tier == cmp.Or(cfg.tier, cfg.forced) {
 			k.runs = in.Key()
 		} else {
@@ -263,6 +281,27 @@ func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {
 		}
 	}
 	return k
+}
+
+// flags are the settings of cfg's runs in sandboxes of tier that the
+// cache's keys hold.
+func (p *prepared) flags(cfg config, tier sandbox.Tier) map[string]string {
+	return map[string]string{"pkg": p.Target.Rel, "tester": p.tester.Rel, "mode": string(cfg.mode()), "timeout": cfg.Timeout.String(), "full": strconv.FormatBool(cfg.Full), "tce": strconv.FormatBool(!cfg.NoTCE),
+		"memory": strconv.FormatInt(cfg.Memory, 10), "network": strconv.FormatBool(cfg.Network), "binds": strings.Join(cfg.Binds, "\x00"),
+		"sandbox": sandboxKey(tier)}
+}
+
+// testsKey is the key of the runs' tree of in, but the functions of the
+// tests that tested holds the keys of: their files are left out, and what
+// the tests share is in instead.
+func (p *prepared) testsKey(cfg config, in cache.Inputs, tested *testKeys) string {
+	in.Files = maps.Clone(in.Files)
+	for _, f := range tested.files {
+		delete(in.Files, f)
+	}
+	in.Flags = p.flags(cfg, cmp.Or(cfg.tier, cfg.forced))
+	in.Flags["tests shared"] = tested.shared
+	return in.Key()
 }
 
 // sandboxKey is what the cache's key holds of the sandboxes a run's test
@@ -328,19 +367,19 @@ func (p *prepared) cached(cfg config, key string) (results []report.Mutant, miss
 // each mutant's on its own, and its baseline under the baseline's key,
 // unless the tree changed since the keys were made: go read the sources
 // after that, so the results might be those of an edited tree. A cache
-// that cannot be written is no error.
-func (p *prepared) store(cfg config, keys treeKeys, rep *report.Report) {
+// that cannot be written is no error. It reports whether it kept them.
+func (p *prepared) store(cfg config, keys treeKeys, rep *report.Report) bool {
 	key := keys.runs
 	if key == "" {
-		return
+		return false
 	}
 	if now, err := keys.in.Rehash(); err != nil || p.keysOf(cfg, now).runs != key {
 		cfg.Progress.Printf("not caching the results: the sources changed during the run")
-		return
+		return false
 	}
 	if err := cache.StoreRun(key, rep); err != nil {
 		cfg.Progress.Printf("not caching the results: %v", err)
-		return
+		return false
 	}
 	byID := map[string]*mutation.Mutant{}
 	for _, a := range p.Applied {
@@ -350,6 +389,7 @@ func (p *prepared) store(cfg config, keys treeKeys, rep *report.Report) {
 		cache.StoreMutant(cache.MutantKey(key, byID[m.ID]), m)
 	}
 	cache.StoreBaseline(keys.baseline, rep.Baseline)
+	return true
 }
 
 // guardCache takes the state of the cache directory before test binaries

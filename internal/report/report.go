@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/text"
@@ -255,6 +256,12 @@ type Mutant struct {
 	// survivor's run of every test; the rest of Seconds went to
 	// confirming, building, starting.
 	DecidingSeconds float64
+	// Reused counts the top-level tests whose outcomes under the mutant
+	// came from an earlier run, their functions unchanged since (see
+	// harness's per-test reuse); ReusedFrom is when the oldest of them
+	// ran.
+	Reused     int
+	ReusedFrom time.Time
 }
 
 // Location is a range of a file: start inclusive, end exclusive.

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/mutation"
 )
@@ -84,6 +85,8 @@ type jsonMutant struct {
 	Seconds          float64   `json:"seconds"`
 	TestSeconds      float64   `json:"test_seconds"`
 	DecidingSeconds  float64   `json:"deciding_seconds,omitempty"`
+	Reused           int       `json:"reused,omitempty"`
+	ReusedFrom       string    `json:"reused_from,omitempty"`
 }
 
 // MarshalJSON writes r in its wire format, at the current Version.
@@ -200,7 +203,18 @@ func (m Mutant) MarshalJSON() ([]byte, error) {
 		Seconds:          m.Seconds,
 		TestSeconds:      m.TestSeconds,
 		DecidingSeconds:  m.DecidingSeconds,
+		Reused:           m.Reused,
+		ReusedFrom:       reusedFrom(m),
 	})
+}
+
+// reusedFrom is when the oldest reused outcome of m ran, in RFC 3339; ""
+// when none was reused.
+func reusedFrom(m Mutant) string {
+	if m.Reused == 0 || m.ReusedFrom.IsZero() {
+		return ""
+	}
+	return m.ReusedFrom.UTC().Format(time.RFC3339)
 }
 
 // UnmarshalJSON reads m from its wire format.
@@ -246,6 +260,14 @@ func (m *Mutant) UnmarshalJSON(data []byte) error {
 		Seconds:          w.Seconds,
 		TestSeconds:      w.TestSeconds,
 		DecidingSeconds:  w.DecidingSeconds,
+		Reused:           w.Reused,
+	}
+	if w.ReusedFrom != "" {
+		from, err := time.Parse(time.RFC3339, w.ReusedFrom)
+		if err != nil {
+			return fmt.Errorf("mutant %s: reused_from: %w", w.ID, err)
+		}
+		m.ReusedFrom = from
 	}
 	return nil
 }

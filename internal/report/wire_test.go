@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/fencelab/fencelab/internal/cache"
 	"github.com/fencelab/fencelab/internal/report"
@@ -14,6 +15,10 @@ import (
 // own that is not its zero: a field added to a type is filled too.
 func fill(v reflect.Value, n *int) {
 	*n++
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		v.Set(reflect.ValueOf(time.Unix(int64(*n)*1000, 0).UTC()))
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(fmt.Sprintf("s%d", *n))
@@ -57,6 +62,12 @@ func filled(t *testing.T) report.Report {
 
 // diff names the first field path where got differs from want.
 func diff(path string, want, got reflect.Value) string {
+	if w, ok := want.Interface().(time.Time); ok {
+		if g := got.Interface().(time.Time); !g.Equal(w) {
+			return fmt.Sprintf("%s = %v, want %v", path, g, w)
+		}
+		return ""
+	}
 	switch want.Kind() {
 	case reflect.Struct:
 		for i := range want.NumField() {

@@ -122,15 +122,13 @@ func (ru *reuse) rerun(id string, o cache.Outcomes, tests []string) []string {
 }
 
 // merged returns the result of a run of the tests ran under the mutant of
-// o (v), with the outcomes o keeps of the tests of all that did not run:
-// their failures, and the status they give together. tests are the
-// top-level tests of the suite now; a test o knew that is gone is gone
-// from the result too.
-func merged(o cache.Outcomes, v report.Mutant, ran, tests []string) report.Mutant {
+// o (v), with the outcomes o keeps of the tests reused (see reused): their
+// failures, and the status they give together.
+func merged(o cache.Outcomes, v report.Mutant, reused []string) report.Mutant {
 	r := v
 	r.Failures = slices.Clone(v.Failures)
 	for _, f := range o.Mutant.Failures {
-		if top := topLevel(f.Test); slices.Contains(tests, top) && !slices.Contains(ran, top) {
+		if slices.Contains(reused, topLevel(f.Test)) {
 			r.Failures = append(r.Failures, f)
 		}
 	}
@@ -201,7 +199,8 @@ func (m *mutantRun) attemptReusing(ctx context.Context, o cache.Outcomes, rerun 
 		return v, false, err
 	}
 	ru, id := m.cfg.reuse, m.a.Mutant.ID
-	if id == ru.sampleID && !slices.ContainsFunc(v.FailedTests, func(name string) bool { return topLevel(name) == ru.sampleTest }) {
+	sampled := id == ru.sampleID && slices.Contains(rerun, ru.sampleTest)
+	if sampled && !slices.ContainsFunc(v.FailedTests, func(name string) bool { return topLevel(name) == ru.sampleTest }) {
 		m.cfg.Progress.Printf("%s: %s, whose failure under it was kept from the run of %s, passes now: its outcome depends on more than its function (another test's state, the order of the tests), so every test runs again",
 			id, ru.sampleTest, o.When.Local().Format(time.DateTime))
 		return v, false, nil
@@ -212,11 +211,26 @@ func (m *mutantRun) attemptReusing(ctx context.Context, o cache.Outcomes, rerun 
 // withOutcomes returns r with the result of the run of the tests rerun
 // (v) merged with the outcomes o keeps of the others (see merged).
 func (m *mutantRun) withOutcomes(r report.Mutant, o cache.Outcomes, v report.Mutant, rerun []string) report.Mutant {
-	tests := m.b.Result.TopLevel()
-	v = merged(o, v, rerun, tests)
+	reused := m.cfg.reuse.reused(o, m.b.Result.TopLevel(), rerun)
+	v = merged(o, v, reused)
 	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
 	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
 	r.TestSeconds, r.DecidingSeconds = v.TestSeconds, v.DecidingSeconds
-	r.Reused, r.ReusedFrom = len(tests)-len(rerun), o.When
+	r.Reused, r.ReusedFrom = len(reused), o.When
 	return r
+}
+
+// reused returns the tests of the suite now (tests) whose outcomes under
+// the mutant of o are o's: those whose functions did not change and that
+// did not run again (rerun). A test whose function changed and did not
+// run (it does not reach the mutant's site, by this run's coverage)
+// passes; a test o knew that is gone is gone from the result too.
+func (ru *reuse) reused(o cache.Outcomes, tests, rerun []string) []string {
+	var reused []string
+	for _, top := range tests {
+		if ru.unchanged(o, top) && !slices.Contains(rerun, top) {
+			reused = append(reused, top)
+		}
+	}
+	return reused
 }

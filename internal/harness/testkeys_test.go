@@ -111,15 +111,7 @@ func keysOfSource(t *testing.T, src string) *testKeys {
 // run before, and names every failing test as a run with no outcomes
 // kept does (NoCache).
 func TestRun_AnEditRunsAgainOnlyTheTestsItCanChange(t *testing.T) {
-	skipShort(t)
-	ownCache(t)
-	dir := writeModule(t)
-	ms := []*mutation.Mutant{
-		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
-		{ID: "plus-one", Target: "Double", Kind: mutation.Stmt, Find: "return y", Replace: "return y + 1"},
-	}
-	r := testRun{Dir: dir, Package: ".", Mutants: ms, Mode: ModeSwitch, Jobs: 2}
-	prepareAndRun(t, r)
+	r, dir := reuseRun(t)
 	steps := []struct {
 		name, old, new string
 		reused         int // by the two mutants together
@@ -177,15 +169,8 @@ func TestRun_AnEditRunsAgainOnlyTheTestsItCanChange(t *testing.T) {
 // is found by the sampled check, and the mutant runs every test: its
 // verdict is the whole suite's, not the kept one.
 func TestRun_TheSampledCheckCatchesAKeptOutcomeThatNoLongerHolds(t *testing.T) {
-	skipShort(t)
-	ownCache(t)
-	dir := writeModule(t)
-	ms := []*mutation.Mutant{
-		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
-		{ID: "plus-one", Target: "Double", Kind: mutation.Stmt, Find: "return y", Replace: "return y + 1"},
-	}
-	r := testRun{Dir: dir, Package: ".", Mutants: ms, Mode: ModeSwitch, Jobs: 2}
-	prepareAndRun(t, r)
+	r, dir := reuseRun(t)
+	ms := r.Mutants
 	// TestDouble changes: plus-one's only failure runs again, and the
 	// forged one is the only reused failure, so it is the sample.
 	path := filepath.Join(dir, "calc_test.go")
@@ -224,6 +209,23 @@ func TestRun_TheSampledCheckCatchesAKeptOutcomeThatNoLongerHolds(t *testing.T) {
 	if plus := rep.Mutants[1]; !slices.Equal(plus.FailedTests, []string{"TestDouble"}) || plus.Reused != 2 {
 		t.Errorf("plus-one: %v, %d outcomes reused; want TestDouble, 2", plus.FailedTests, plus.Reused)
 	}
+}
+
+// reuseRun runs two mutants of writeModule's module once, with a results
+// cache of the test's own, and returns the run, which the test runs again
+// after its edits, and the module's directory.
+func reuseRun(t *testing.T) (testRun, string) {
+	t.Helper()
+	skipShort(t)
+	ownCache(t)
+	dir := writeModule(t)
+	ms := []*mutation.Mutant{
+		{ID: "flipped", Target: "Max", Kind: mutation.Expr, Find: "a > b", Replace: "a < b"},
+		{ID: "plus-one", Target: "Double", Kind: mutation.Stmt, Find: "return y", Replace: "return y + 1"},
+	}
+	r := testRun{Dir: dir, Package: ".", Mutants: ms, Mode: ModeSwitch, Jobs: 2}
+	prepareAndRun(t, r)
+	return r, dir
 }
 
 // ownCache gives the test a results cache of its own: the module of

@@ -94,9 +94,6 @@ func run(rounds int, only string) error {
 	if err != nil {
 		return err
 	}
-	var base, comment, body, ov, rerun, goRerun, learner []float64
-	var bodyRep, ovRep *report.Report
-	var grade string
 	// A first run in each mode keeps the outcomes that the rounds reuse,
 	// as a learner's earlier runs did.
 	for _, mode := range []string{"overlay", "switch"} {
@@ -104,65 +101,13 @@ func run(rounds int, only string) error {
 			return err
 		}
 	}
+	var f figures
+	var grade string
 	for r := range rounds {
 		fmt.Fprintf(os.Stderr, "round %d/%d\n", r+1, rounds)
-		if err := b.editBody(); err != nil {
-			return err
+		if err := b.round(&f); err != nil {
+			return fmt.Errorf("round %d: %w", r+1, err)
 		}
-		d, err := b.time(b.cmd("go", "test", "-count=1", b.set.Package))
-		if err != nil {
-			return fmt.Errorf("baseline: %w", err)
-		}
-		base = append(base, d)
-
-		for _, mode := range []string{"overlay", "switch"} {
-			if err := b.editBody(); err != nil {
-				return err
-			}
-			rep, d, err := b.mutateRun("-mode=" + mode)
-			if err != nil {
-				return err
-			}
-			if rep.Cached {
-				return fmt.Errorf("mutate run -mode=%s after an edit came from the cache", mode)
-			}
-			if mode == "switch" {
-				body, bodyRep = append(body, d), rep
-			} else {
-				ov, ovRep = append(ov, d), rep
-			}
-		}
-		if err := sameMatrix(ovRep, bodyRep); err != nil {
-			return fmt.Errorf("round %d: overlay and switch mode disagree: %w", r+1, err)
-		}
-		// Nothing has changed since the switch run: the cache answers.
-		rep, d, err := b.mutateRun()
-		if err != nil {
-			return err
-		}
-		if !rep.Cached {
-			return fmt.Errorf("the unchanged re-run did not come from the cache")
-		}
-		rerun = append(rerun, d)
-		// The same, as a learner types it: go tool checks the tool's
-		// build first.
-		if d, err = b.time(b.cmd("go", append([]string{"tool", "mutate", "run"}, b.only...)...)); err != nil {
-			return fmt.Errorf("go tool mutate run: %w", err)
-		}
-		goRerun = append(goRerun, d)
-
-		// A comment since the last run: no test's function changed.
-		if err := b.editTest(); err != nil {
-			return err
-		}
-		if rep, d, err = b.mutateRun(); err != nil {
-			return err
-		}
-		if rep.Cached {
-			return fmt.Errorf("mutate run after a new comment came from the cache")
-		}
-		comment = append(comment, d)
-
 		g, d, err := b.check()
 		if err != nil {
 			return err
@@ -170,7 +115,7 @@ func run(rounds int, only string) error {
 		if r > 0 && g != grade {
 			return fmt.Errorf("round %d: the learner's grade changed after an edit that changes no test's meaning:\n%s\nthen\n%s", r+1, grade, g)
 		}
-		grade, learner = g, append(learner, d)
+		grade, f.learner = g, append(f.learner, d)
 	}
 	// The body edit's kill matrix is a whole run's: the same tree, every
 	// test run under every mutant, nothing from the cache.
@@ -178,15 +123,75 @@ func run(rounds int, only string) error {
 	if err != nil {
 		return err
 	}
-	if err := sameMatrix(full, bodyRep); err != nil {
+	if err := sameMatrix(full, f.bodyRep); err != nil {
 		return fmt.Errorf("after an edit to a test's body, the run with reuse and a -full -no-cache run disagree: %w", err)
 	}
 	phases, err := mutantPhases(tmp, b, rounds)
 	if err != nil {
 		return err
 	}
+	printRun(b, rounds, f, phases)
+	return nil
+}
 
-	printRun(b, rounds, figures{base: base, comment: comment, body: body, ov: ov, rerun: rerun, goRerun: goRerun, learner: learner}, bodyRep, ovRep, phases)
+// round measures, once, go test and mutate run after an edit to a test's
+// body, mutate run after a comment, and the re-runs from the cache, into
+// f.
+func (b *bench) round(f *figures) error {
+	if err := b.editBody(); err != nil {
+		return err
+	}
+	d, err := b.time(b.cmd("go", "test", "-count=1", b.set.Package))
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	f.base = append(f.base, d)
+	for _, mode := range []string{"overlay", "switch"} {
+		if err := b.editBody(); err != nil {
+			return err
+		}
+		rep, d, err := b.mutateRun("-mode=" + mode)
+		if err != nil {
+			return err
+		}
+		if rep.Cached {
+			return fmt.Errorf("mutate run -mode=%s after an edit came from the cache", mode)
+		}
+		if mode == "switch" {
+			f.body, f.bodyRep = append(f.body, d), rep
+		} else {
+			f.ov, f.ovRep = append(f.ov, d), rep
+		}
+	}
+	if err := sameMatrix(f.ovRep, f.bodyRep); err != nil {
+		return fmt.Errorf("overlay and switch mode disagree: %w", err)
+	}
+	// Nothing has changed since the switch run: the cache answers.
+	rep, d, err := b.mutateRun()
+	if err != nil {
+		return err
+	}
+	if !rep.Cached {
+		return fmt.Errorf("the unchanged re-run did not come from the cache")
+	}
+	f.rerun = append(f.rerun, d)
+	// The same, as a learner types it: go tool checks the tool's build
+	// first.
+	if d, err = b.time(b.cmd("go", append([]string{"tool", "mutate", "run"}, b.only...)...)); err != nil {
+		return fmt.Errorf("go tool mutate run: %w", err)
+	}
+	f.goRerun = append(f.goRerun, d)
+	// A comment since the last run: no test's function changed.
+	if err := b.editTest(); err != nil {
+		return err
+	}
+	if rep, d, err = b.mutateRun(); err != nil {
+		return err
+	}
+	if rep.Cached {
+		return fmt.Errorf("mutate run after a new comment came from the cache")
+	}
+	f.comment = append(f.comment, d)
 	return nil
 }
 
@@ -242,17 +247,19 @@ func newBench(tmp, only string) (*bench, error) {
 	return b, nil
 }
 
-// figures are the times of each round, by what was measured.
+// figures are the times of each round, by what was measured, and the
+// last round's reports of the body edit in each mode.
 type figures struct {
 	base, comment, body, ov, rerun, goRerun, learner []float64
+	bodyRep, ovRep                                   *report.Report
 }
 
 // printRun prints the medians of the rounds, as ratios against the
 // baseline's, and where the last round's time went.
-func printRun(b *bench, rounds int, f figures, bodyRep, ovRep *report.Report, phases phaseTimes) {
+func printRun(b *bench, rounds int, f figures, phases phaseTimes) {
 	bm := median(f.base)
 	reused := 0
-	for _, m := range bodyRep.Mutants {
+	for _, m := range f.bodyRep.Mutants {
 		reused += m.Reused
 	}
 	fmt.Printf("after a test edit (medians of %d rounds, %d CPUs, %d mutants):\n", rounds, runtime.NumCPU(), len(b.set.Mutants))
@@ -268,7 +275,7 @@ func printRun(b *bench, rounds int, f figures, bodyRep, ovRep *report.Report, ph
 	for _, x := range []struct {
 		name string
 		rep  *report.Report
-	}{{"body", bodyRep}, {"overlay", ovRep}} {
+	}{{"body", f.bodyRep}, {"overlay", f.ovRep}} {
 		var own, tests float64
 		for _, m := range x.rep.Mutants {
 			own += m.Seconds

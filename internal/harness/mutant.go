@@ -92,13 +92,9 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	// With outcomes kept from an earlier run (see reuse.go), only the
 	// tests whose functions changed run; none, and no build either, when
 	// none did.
-	o, reusing := cfg.reuse.get(a.Mutant.ID)
-	var rerun []string
-	if reusing {
-		if rerun = cfg.reuse.rerun(a.Mutant.ID, o, m.tests); len(rerun) == 0 {
-			passed := report.Mutant{Status: report.Survived, FailedTests: []string{}, Failures: []report.Failure{}}
-			return m.withOutcomes(r, o, passed, nil), nil
-		}
+	o, rerun, reusing := m.kept()
+	if reusing && len(rerun) == 0 {
+		return m.withOutcomes(r, o, report.Mutant{Status: report.Survived, FailedTests: []string{}, Failures: []report.Failure{}}, nil), nil
 	}
 	if m.bin == "" {
 		bin, err := p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated}, false)
@@ -123,33 +119,9 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		return r, err
 	}
 	if unconfirmed {
-		// Its only failures were flaky: once more, whole. A test whose
-		// failure did not reproduce is flaky for this mutant: failing
-		// again, and even reproducing then, it is still no killer.
-		m.flaky = map[string]bool{}
-		for _, name := range v.FlakyTests {
-			m.flaky[topLevel(name)] = true
-		}
-		again, stillUnconfirmed, err := m.attempt(ctx)
-		if err != nil {
+		if v, err = m.again(ctx, v); err != nil {
 			return r, err
 		}
-		first, second := v.FlakyTests, again.FlakyTests
-		again.FlakyTests = union(first, second)
-		again.TestSeconds += v.TestSeconds
-		switch {
-		case stillUnconfirmed:
-			again.Status, again.Reason = report.Flaky, m.flakyReason(first, second)
-		case again.Status == report.Survived:
-			// Two outcomes: tests failed in the first run and did not
-			// fail again, and the second run passed. The verdict is the
-			// one the evidence bears, with what was seen.
-			again.Reason = m.flakyReason(first, second) + "; a second run of the same tests passed"
-			if slices.ContainsFunc(first, func(name string) bool { return !m.b.refs.isFlaky(topLevel(name)) }) {
-				again.Reason += ": its outcome changes from run to run (the suite's own randomness, or the machine's load)"
-			}
-		}
-		v = again
 	}
 	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
 	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
@@ -165,6 +137,37 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	}
 	return r, nil
+}
+
+// again runs the mutant's tests once more, whole, after an attempt (v)
+// whose only failures were flaky, and returns the verdict the two bear. A
+// test whose failure did not reproduce is flaky for this mutant: failing
+// again, and even reproducing then, it is still no killer.
+func (m *mutantRun) again(ctx context.Context, v report.Mutant) (report.Mutant, error) {
+	m.flaky = map[string]bool{}
+	for _, name := range v.FlakyTests {
+		m.flaky[topLevel(name)] = true
+	}
+	again, stillUnconfirmed, err := m.attempt(ctx)
+	if err != nil {
+		return again, err
+	}
+	first, second := v.FlakyTests, again.FlakyTests
+	again.FlakyTests = union(first, second)
+	again.TestSeconds += v.TestSeconds
+	switch {
+	case stillUnconfirmed:
+		again.Status, again.Reason = report.Flaky, m.flakyReason(first, second)
+	case again.Status == report.Survived:
+		// Two outcomes: tests failed in the first run and did not fail
+		// again, and the second run passed. The verdict is the one the
+		// evidence bears, with what was seen.
+		again.Reason = m.flakyReason(first, second) + "; a second run of the same tests passed"
+		if slices.ContainsFunc(first, func(name string) bool { return !m.b.refs.isFlaky(topLevel(name)) }) {
+			again.Reason += ": its outcome changes from run to run (the suite's own randomness, or the machine's load)"
+		}
+	}
+	return again, nil
 }
 
 // flakyReason says why no failure of a mutant counts, from the tests

@@ -185,6 +185,15 @@ func (p *prepared) applied(id string) *mutation.Applied {
 	return nil
 }
 
+// kept returns the outcomes kept for the mutant, if any (reusing), and the
+// tests of its run that run again (see reuse.rerun).
+func (m *mutantRun) kept() (o cache.Outcomes, rerun []string, reusing bool) {
+	if o, reusing = m.cfg.reuse.get(m.a.Mutant.ID); reusing {
+		rerun = m.cfg.reuse.rerun(m.a.Mutant.ID, o, m.tests)
+	}
+	return o, rerun, reusing
+}
+
 // attemptReusing runs the tests rerun under the mutant, and reports
 // whether their result can be merged with the outcomes o keeps of the
 // others: it can when it is a kill or a survival with every failure

@@ -14,7 +14,8 @@
 //   - the tests and test data of every package but the exercise's: the
 //     harness's own tests name the tests that fail under each mutant;
 //   - the instructor's CI (.ci, .github): the Classroom workflow takes its
-//     place, which grades a learner's prediction file on every push;
+//     place, which grades a learner's prediction file on every push; and
+//     CONTRIBUTING.md, how the course's repository is worked on;
 //   - the instructor's documents: the README (one of the hand-out's own
 //     takes its place) and docs, but for the exercise's story (the
 //     catalog's story:) and what learners' documents link to there.
@@ -138,7 +139,7 @@ func (h *handout) leaveOut() error {
 			}
 		}
 	}
-	gone := []string{".ci", ".github"}
+	gone := []string{".ci", ".github", "CONTRIBUTING.md"}
 	if c := h.set.Tests.Chaffs; c != "" {
 		// The tests assignment's own chaffs: the grader's alone, in
 		// either hand-out.

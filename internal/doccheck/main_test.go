@@ -3,7 +3,9 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -245,5 +247,60 @@ func TestCodeMap(t *testing.T) {
 		if e.IsDir() && !strings.Contains(section, "`internal/"+e.Name()+"`") {
 			t.Errorf("docs/internals.md's code map does not name internal/%s", e.Name())
 		}
+	}
+	for _, missing := range missingFiles("../..", section) {
+		t.Errorf("docs/internals.md's code map names %s, which is not there", missing)
+	}
+}
+
+// mapFile is a name in backquotes that names a file: a path or a base
+// name with the extension of one of the module's files.
+var mapFile = regexp.MustCompile("`([\\w./-]+\\.(?:go|md|yaml|yml|txtar|sh))`")
+
+// missingFiles returns the files that section, a part of a document about
+// the module at root, names and that do not exist. It reads section by
+// paragraph, a table's row or a list's item: a name in one is a path from
+// root, or from a directory the same paragraph names (`internal/harness`
+// then `mutant.go`).
+func missingFiles(root, section string) []string {
+	var missing []string
+	for _, part := range regexp.MustCompile(`\n(?:\| |- |\n)`).Split(section, -1) {
+		dirs := []string{"."}
+		for _, m := range regexp.MustCompile("`([\\w./-]+)`").FindAllStringSubmatch(part, -1) {
+			if fi, err := os.Stat(filepath.Join(root, m[1])); err == nil && fi.IsDir() {
+				dirs = append(dirs, m[1])
+			}
+		}
+		for _, m := range mapFile.FindAllStringSubmatch(part, -1) {
+			found := false
+			for _, dir := range dirs {
+				if _, err := os.Stat(filepath.Join(root, dir, m[1])); err == nil {
+					found = true
+					break
+				}
+			}
+			if !found {
+				missing = append(missing, m[1])
+			}
+		}
+	}
+	return missing
+}
+
+// A file the code map names that is not there is found, in its
+// paragraph's directories or from the root.
+func TestMissingFiles_NamesWhatIsNotThere(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"internal/a/one.go", "internal/b/two.go", "docs/x.md"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	section := "| `internal/a` | its `one.go`, and `docs/x.md` |\n| `internal/b` | `one.go` is not here, `two.go` is |\n\n- a change: `internal/b/gone.go`\n"
+	if got := missingFiles(root, section); !reflect.DeepEqual(got, []string{"one.go", "internal/b/gone.go"}) {
+		t.Errorf("missingFiles() = %q, want one.go (not in internal/b) and internal/b/gone.go", got)
 	}
 }

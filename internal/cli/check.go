@@ -378,7 +378,7 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	if !plan.Multi {
 		opt.AfterBaseline = recheck
 	}
-	rep, err := c.eng.run(ctx, plan, opt)
+	rep, err := c.eng.Run(ctx, plan, opt)
 	if err != nil {
 		return plan.Pending(), nil, err
 	}

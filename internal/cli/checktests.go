@@ -64,7 +64,7 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 			fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", len(files)))
 	}
 	pr := progress.New(c.stderr, f.rf.quiet)
-	cfg := testgrade.Config{Set: set, Wheats: wheats, Options: f.rf.options(c, pr), Engine: c.eng.tests()}
+	cfg := testgrade.Config{Set: set, Wheats: wheats, Options: f.rf.options(c, pr), Engine: c.eng}
 	grades, err := testgrade.GradeFiles(ctx, cfg, files)
 	if errors.Is(err, harness.ErrNoSandbox) {
 		return notGraded("Not graded: the grader could not run your tests. Your file is not at fault: your instructor will grade it again.",
@@ -106,11 +106,6 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 		}
 	}
 	return nil
-}
-
-// tests is the engine of grading test files.
-func (e engine) tests() testgrade.Engine {
-	return testgrade.Engine{Select: e.selectPlan, Run: e.run, Baseline: e.testNames, Exports: e.exports, Check: e.check}
 }
 
 // exportFiles returns the export data that go builds for the packages at

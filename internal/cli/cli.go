@@ -22,7 +22,6 @@ import (
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/internal/testgrade"
-	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
 var usage = `mutate applies faults (mutants) to a Go package as AST rewrites, runs its
@@ -57,24 +56,16 @@ overrides). mutate works from any directory of the module.
 type call struct {
 	name           string // the command
 	stdout, stderr io.Writer
-	dir            string    // -C
-	started        time.Time // when the command began
-	eng            engine
+	dir            string           // -C
+	started        time.Time        // when the command began
+	eng            testgrade.Engine // what selects and runs, for every command
 }
 
-// engine selects the mutants and runs them: exercise.Select, harness.Run
-// and harness.TestNames; finds the export data of a learner's test file's
-// packages, and type-checks the file; or a test's fakes.
-type engine struct {
-	selectPlan func(ctx context.Context, sel exercise.Selection) (*exercise.Plan, error)
-	run        func(ctx context.Context, plan *exercise.Plan, opt harness.Options) (*report.Report, error)
-	testNames  func(ctx context.Context, plan *exercise.Plan, opt harness.Options) ([]string, error)
-	exports    func(ctx context.Context, dir string, paths []string) (map[string]string, error)
-	check      func(ctx context.Context, req testgrade.CheckRequest) (yamlfile.Errors, error)
-}
-
-// defaultEngine is the engine of the mutate command.
-var defaultEngine = engine{selectPlan: exercise.Select, run: harness.Run, testNames: harness.TestNames, exports: exportFiles, check: testgrade.CheckBounded}
+// defaultEngine is the engine of the mutate command: exercise.Select,
+// harness.Run and harness.TestNames, the export data go builds, and a
+// learner's file type-checked in a process of its own. Tests replace it
+// with fakes.
+var defaultEngine = testgrade.Engine{Select: exercise.Select, Run: harness.Run, Baseline: harness.TestNames, Exports: exportFiles, Check: testgrade.CheckBounded}
 
 // commands maps each command's name to the function that runs it.
 var commands = map[string]func(ctx context.Context, c *call, args []string) error{
@@ -96,7 +87,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // mainWith is Main with the engine eng.
-func mainWith(ctx context.Context, eng engine, args []string, stdout, stderr io.Writer) int {
+func mainWith(ctx context.Context, eng testgrade.Engine, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }

@@ -15,6 +15,7 @@ import (
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/report"
+	"github.com/fencelab/fencelab/internal/testgrade"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
@@ -29,13 +30,13 @@ type fake struct {
 	planDir string
 }
 
-func (f *fake) engine() engine {
-	return engine{
-		selectPlan: func(_ context.Context, sel exercise.Selection) (*exercise.Plan, error) {
+func (f *fake) engine() testgrade.Engine {
+	return testgrade.Engine{
+		Select: func(_ context.Context, sel exercise.Selection) (*exercise.Plan, error) {
 			f.sel = &sel
 			return &exercise.Plan{Root: f.planDir, Package: "./lease"}, nil
 		},
-		run: func(_ context.Context, _ *exercise.Plan, opt harness.Options) (*report.Report, error) {
+		Run: func(_ context.Context, _ *exercise.Plan, opt harness.Options) (*report.Report, error) {
 			f.opt = &opt
 			return f.rep, f.err
 		},

@@ -42,7 +42,7 @@ func draft(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := c.eng.run(ctx, plan, rf.options(c, pr))
+	rep, err := c.eng.Run(ctx, plan, rf.options(c, pr))
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func (s *selection) of(pr *progress.Reporter) exercise.Selection {
 // selectPlan selects the mutants of s, applied, and says on stderr what the
 // selection left out.
 func (c *call) selectPlan(ctx context.Context, s *selection, pr *progress.Reporter) (*exercise.Plan, error) {
-	plan, err := c.eng.selectPlan(ctx, s.of(pr))
+	plan, err := c.eng.Select(ctx, s.of(pr))
 	if err != nil {
 		return nil, interrupted(ctx, err)
 	}

@@ -122,7 +122,7 @@ func (d *reportDoc) input(ctx context.Context, c *call, f *reportFlags) (reportd
 		if got, want := rep.IDs(), mutation.IDs(all); !slices.Equal(got, want) {
 			return reportdoc.Input{}, fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *f.results, got, want)
 		}
-	} else if rep, err = c.eng.run(ctx, plan, f.rf.options(c, pr)); err != nil {
+	} else if rep, err = c.eng.Run(ctx, plan, f.rf.options(c, pr)); err != nil {
 		return reportdoc.Input{}, err
 	}
 	if err := predict.Comparable(rep); err != nil {

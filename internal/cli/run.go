@@ -77,7 +77,7 @@ func run(ctx context.Context, c *call, args []string) error {
 	if !out.answers {
 		opt.Answers = out.exercise
 	}
-	rep, err := c.eng.run(ctx, plan, opt)
+	rep, err := c.eng.Run(ctx, plan, opt)
 	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
 		// What finished, marked as partial (and cached): no file is
 		// written from it, and the run exits 2.

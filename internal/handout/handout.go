@@ -54,7 +54,6 @@ import (
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/modcopy"
-	"github.com/fencelab/fencelab/internal/testgrade"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
@@ -499,7 +498,7 @@ func rules(set *exercise.Set) string {
 		exercise.Internal: fmt.Sprintf("`package %s`", pkg),
 		exercise.Either:   fmt.Sprintf("`package %s_test` (the exported API, as its users see it) or `package %s`", pkg, pkg),
 	}[set.Tests.Package]
-	imports := slices.Concat(testgrade.Standard, set.Tests.Imports)
+	imports := slices.Concat(exercise.StandardImports, set.Tests.Imports)
 	for i, p := range imports {
 		imports[i] = "`" + p + "`"
 	}

@@ -166,7 +166,7 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 	g.opt = cfg.Options
 	g.opt.Blind, g.opt.NoCache = true, true // a copy's results are no tree's
 	// A file held to the standard imports alone reads no environment,
-	// file or memory it was not handed (see Standard): the chaffs and
+	// file or memory it was not handed (see exercise.StandardImports): the chaffs and
 	// wheats can share one build, which names them by random names of
 	// the run. A catalog that widens the imports gets a build for each.
 	g.opt.Sealed = len(cfg.Set.Tests.Imports) == 0

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/text"
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
@@ -50,7 +51,7 @@ const MaxValue = 16 << 20
 var testingRunners = []string{"Main", "MainStart", "RunTests", "RunExamples", "RunBenchmarks"}
 
 // reachProblems returns the problems of the learner's file f, type-checked
-// with info, by the rules above; allowed are the packages beyond Standard
+// with info, by the rules above; allowed are the packages beyond exercise.StandardImports
 // that the exercise's catalog lets it import, whose values it may hold.
 func reachProblems(fset *token.FileSet, f *ast.File, info *types.Info, allowed []string) yamlfile.Errors {
 	var errs yamlfile.Errors
@@ -162,7 +163,7 @@ func reachesSeen(t types.Type, allowed []string, seen map[types.Type]bool) strin
 		}
 	case *types.Named:
 		if pkg := t.Obj().Pkg(); pkg != nil && !slices.Contains(allowed, pkg.Path()) {
-			if why := refusedWhy(pkg.Path()); why != "" {
+			if why := exercise.RefusedImport(pkg.Path()); why != "" {
 				return fmt.Sprintf("a value of package %s, which %s", pkg.Path(), why)
 			}
 		}

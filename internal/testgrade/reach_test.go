@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fencelab/fencelab/internal/exercise"
 )
 
 // handedOut lists what the exported API of the package at path hands out
@@ -59,12 +61,12 @@ func handedOut(t *testing.T, imp types.Importer, path string) []string {
 // What the standard packages a learner's file may import hand out that
 // reaches the test binary's memory is known, each walled by the rules on
 // types (reachProblems refuses any expression of such a type). A package
-// added to Standard that hands out more fails this test, which names it:
+// added to exercise.StandardImports that hands out more fails this test, which names it:
 // decide whether the rules wall it, then list it here.
 func TestStandard_WhatItHandsOutIsKnown(t *testing.T) {
 	imp := stdImporter(t)
 	var got []string
-	for _, path := range Standard {
+	for _, path := range exercise.StandardImports {
 		for _, item := range handedOut(t, imp, path) {
 			name, _, _ := strings.Cut(item, ":")
 			got = append(got, name)

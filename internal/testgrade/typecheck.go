@@ -34,7 +34,7 @@ type CheckRequest struct {
 	// Exports are the files of export data of the packages the files
 	// import, by import path (see gotest.ExportFiles).
 	Exports map[string]string `json:"exports"`
-	// Allowed are the packages beyond Standard that the catalog lets the
+	// Allowed are the packages beyond exercise.StandardImports that the catalog lets the
 	// file import (Rules.Imports): values of theirs are not refused.
 	Allowed []string `json:"allowed,omitempty"`
 }

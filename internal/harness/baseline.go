@@ -325,16 +325,6 @@ func flakyError(pkg string, res *gotest.Result) *BaselineError {
 	return e
 }
 
-func baselineTimeout(cfg config) time.Duration {
-	switch {
-	case cfg.Timeout > 0:
-		return cfg.Timeout
-	case cfg.BaselineLimit > 0:
-		return cfg.BaselineLimit
-	}
-	return baselineLimit
-}
-
 // baseline runs the unmutated test binary, and once more if it fails.
 func baseline(ctx context.Context, cfg config, p *prepared, bin string) (*gotest.Result, error) {
 	done := 0

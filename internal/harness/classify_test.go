@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -94,46 +93,6 @@ func TestClassify_EvidenceRule(t *testing.T) {
 func overCPU(res *gotest.Result) *gotest.Result {
 	res.OverCPU = true
 	return res
-}
-
-func TestLimitOf_TheTestsOwnShareOfTheLimit(t *testing.T) {
-	durations := map[string]float64{"TestFast": 0.01, "TestSlow": 2}
-	limit := 45 * time.Second
-	for _, tc := range []struct {
-		tests []string
-		want  time.Duration
-	}{
-		{[]string{"TestFast"}, TimeoutFactor*10*time.Millisecond + TimeoutSlack},
-		{[]string{"TestFast", "TestSlow"}, TimeoutFactor*2010*time.Millisecond + TimeoutSlack},
-		{[]string{"TestSlow", "TestSlow", "TestSlow"}, limit},
-	} {
-		if got := limitOf(tc.tests, durations, limit); got != tc.want {
-			t.Errorf("limitOf(%v) = %v, want %v", tc.tests, got, tc.want)
-		}
-	}
-}
-
-// A run's CPU limit is ten times its tests' baseline time on every CPU
-// and the binary's own start, plus a second.
-func TestCPULimit_TenTimesTheTestsOnEveryCPUAndTheStartPlusASecond(t *testing.T) {
-	cpus := time.Duration(runtime.NumCPU())
-	if got, want := cpuLimit(20*time.Millisecond, 40*time.Millisecond), 10*(20*time.Millisecond*cpus+40*time.Millisecond)+time.Second; got != want {
-		t.Errorf("cpuLimit(20ms, start 40ms) = %v, want %v", got, want)
-	}
-	if got := cpuLimit(0, 0); got != CPUSlack {
-		t.Errorf("cpuLimit(0, 0) = %v, want CPUSlack, %v", got, CPUSlack)
-	}
-}
-
-// A mutant's limit is ten times the baseline's test run (not its build)
-// plus five seconds, unless -timeout sets it.
-func TestLimitFor_TenTimesTheBaselinesRunPlusFiveSeconds(t *testing.T) {
-	if got, want := limitFor(config{}, 2700*time.Millisecond), 32*time.Second; got != want {
-		t.Errorf("limitFor(baseline 2.7s) = %v, want %v", got, want)
-	}
-	if got, want := limitFor(config{Options: Options{Timeout: 3 * time.Second}}, 2700*time.Millisecond), 3*time.Second; got != want {
-		t.Errorf("limitFor(-timeout 3s) = %v, want %v", got, want)
-	}
 }
 
 // What the code under test can fake is never a kill nor a survival: an

@@ -275,15 +275,6 @@ func (cr *coverRun) settle(ctx context.Context, c *coverage, i int, test string,
 	return nil
 }
 
-// coverLimit is the limit of a coverage run of test alone.
-func coverLimit(cfg config, b *Baseline, test string) time.Duration {
-	limit := limitFor(cfg, b.Wall)
-	if cfg.Timeout == 0 {
-		limit = limitOf([]string{test}, b.durations(), limit)
-	}
-	return limit
-}
-
 // readLines returns the lines of a file that may not exist (no site was
 // reached).
 func readLines(path string) ([]string, error) {

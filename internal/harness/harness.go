@@ -74,20 +74,6 @@ import (
 	"github.com/fencelab/fencelab/third_party/test2json"
 )
 
-// Limits of a mutant's test run when Options.Timeout is zero: this many
-// times the baseline's test run, plus TimeoutSlack; and, on Linux, this
-// many times the baseline's test run on every CPU, plus CPUSlack, of CPU
-// time (see limitsOf).
-const (
-	TimeoutFactor = 10
-	TimeoutSlack  = 5 * time.Second
-	CPUSlack      = time.Second
-)
-
-// baselineLimit bounds the runs of the unmutated suite when Options.Timeout
-// is zero; it is go test's own default.
-const baselineLimit = 10 * time.Minute
-
 // Mode is how mutants are built.
 type Mode = report.Mode
 

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -274,31 +273,5 @@ func TestConfirm_TheGroupingIsComparedWithAFreshReferenceRun(t *testing.T) {
 	rep := runCanned(t, r, flipped)
 	if m := rep.Mutants[0]; m.Status == report.Killed {
 		t.Fatalf("status killed by %v; want no kill: the reference, run now, fails alike", m.FailedTests)
-	}
-}
-
-// The memory limit: the flag's when set (none for a negative one); else
-// ten times the baseline's peak, at least MemoryFloor, and at most its
-// share of half the machine's memory among the jobs (here 2) unless twice
-// the peak is more.
-func TestMemoryLimit_TenTimesThePeakWithinTheMachinesShare(t *testing.T) {
-	quarter := gotest.MachineMemory() / 4
-	for _, tc := range []struct {
-		opt  int64
-		peak int64
-		want int64
-	}{
-		{opt: 2 << 30, peak: 1 << 20, want: 2 << 30},
-		{opt: -1, peak: 1 << 20, want: 0},
-		{peak: 10 << 20, want: MemoryFloor},
-		{peak: 200 << 20, want: max(MemoryFloor, min(2000<<20, quarter))},
-		{peak: quarter, want: max(MemoryFloor, 2*quarter)},
-	} {
-		if got := memoryLimit(Options{Memory: tc.opt, Jobs: 2}, tc.peak); got != tc.want {
-			t.Errorf("memoryLimit(-memory %d, peak %d) = %d, want %d", tc.opt, tc.peak, got, tc.want)
-		}
-	}
-	if got, want := baselineMemory(Options{}), max(MemoryFloor, quarter); got != want {
-		t.Errorf("baselineMemory() = %d, want %d", got, want)
 	}
 }

@@ -1,5 +1,10 @@
 package harness
 
+// Every limit of a run, in one place: of a mutant's test run (wall time,
+// CPU time, memory), of the reference's runs, of a coverage run, and of a
+// blind run's builds. What a run does once a limit stops it is policy's
+// (policy.go: retries, factors, trust).
+
 import (
 	"context"
 	"fmt"
@@ -11,6 +16,27 @@ import (
 
 	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/text"
+)
+
+// Limits of a mutant's test run when Options.Timeout is zero: this many
+// times the baseline's test run, plus TimeoutSlack; and, on Linux, this
+// many times the baseline's test run on every CPU, plus CPUSlack, of CPU
+// time (see limitsOf).
+const (
+	TimeoutFactor = 10
+	TimeoutSlack  = 5 * time.Second
+	CPUSlack      = time.Second
+)
+
+// baselineLimit bounds the runs of the unmutated suite when Options.Timeout
+// is zero; it is go test's own default.
+const baselineLimit = 10 * time.Minute
+
+// Memory limits of a test binary when Options.Memory is zero: MemoryFactor
+// times the baseline's peak, at least MemoryFloor (see memoryLimit).
+const (
+	MemoryFactor = 10
+	MemoryFloor  = 1 << 30
 )
 
 // limitFor returns the limit of one mutant's test run: the configured one,
@@ -154,4 +180,41 @@ func blindLimits() gotest.BuildLimits {
 		l.Memory = mib << 20
 	}
 	return l
+}
+
+// baselineTimeout is the limit of each run of the unmutated suite: the
+// configured -timeout, else Options.BaselineLimit, else baselineLimit.
+func baselineTimeout(cfg config) time.Duration {
+	switch {
+	case cfg.Timeout > 0:
+		return cfg.Timeout
+	case cfg.BaselineLimit > 0:
+		return cfg.BaselineLimit
+	}
+	return baselineLimit
+}
+
+// coverLimit is the limit of a coverage run of test alone.
+func coverLimit(cfg config, b *Baseline, test string) time.Duration {
+	limit := limitFor(cfg, b.Wall)
+	if cfg.Timeout == 0 {
+		limit = limitOf([]string{test}, b.durations(), limit)
+	}
+	return limit
+}
+
+// limitsOf returns the limits of a run of tests: -timeout, with no CPU
+// limit; or, for every test, the mutant's limit, and for some of the tests
+// their own share (see limitOf), at most the mutant's; with the CPU time
+// the run may use (see cpuLimit).
+func (m *mutantRun) limitsOf(tests []string) limits {
+	if m.cfg.Timeout > 0 {
+		return limits{wall: m.limit}
+	}
+	start := time.Duration(m.b.Result.StartCPU * float64(time.Second))
+	if len(tests) == len(m.b.Result.TopLevel()) {
+		return limits{wall: m.limit, cpu: cpuLimit(m.b.Wall, start)}
+	}
+	durations := m.b.durations()
+	return limits{wall: limitOf(tests, durations, m.limit), cpu: cpuLimit(timeOf(tests, durations), start)}
 }

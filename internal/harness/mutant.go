@@ -414,22 +414,6 @@ func (m *mutantRun) args(tests []string, failfast bool) []string {
 	return args
 }
 
-// limitsOf returns the limits of a run of tests: -timeout, with no CPU
-// limit; or, for every test, the mutant's limit, and for some of the tests
-// their own share (see limitOf), at most the mutant's; with the CPU time
-// the run may use (see cpuLimit).
-func (m *mutantRun) limitsOf(tests []string) limits {
-	if m.cfg.Timeout > 0 {
-		return limits{wall: m.limit}
-	}
-	start := time.Duration(m.b.Result.StartCPU * float64(time.Second))
-	if len(tests) == len(m.b.Result.TopLevel()) {
-		return limits{wall: m.limit, cpu: cpuLimit(m.b.Wall, start)}
-	}
-	durations := m.b.durations()
-	return limits{wall: limitOf(tests, durations, m.limit), cpu: cpuLimit(timeOf(tests, durations), start)}
-}
-
 // execMutant runs the mutant's test binary within lim. A run stopped at
 // its CPU limit is held against the reference's run of the same tests:
 // if that one asks for more (see cpuNeed: what the baseline's durations

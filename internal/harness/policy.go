@@ -4,7 +4,8 @@ import "time"
 
 // policy holds every count and factor by which the harness runs a test
 // again, retries a run, and trusts a result: each is said once, here, and
-// a run carries the one value (Options.policy; tests set their own).
+// a run carries the one value (Options.policy; tests set their own). The
+// limits those runs have are in limits.go.
 type policy struct {
 	// CoverPasses is how many times coverage runs each test alone: twice,
 	// so that a test that is flaky when it runs alone is found, and named

@@ -19,13 +19,6 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// Memory limits of a test binary when Options.Memory is zero: MemoryFactor
-// times the baseline's peak, at least MemoryFloor (see memoryLimit).
-const (
-	MemoryFactor = 10
-	MemoryFloor  = 1 << 30
-)
-
 // runMutants runs every prepared mutant, cfg.Jobs at a time, and returns
 // the report with the mutants in the order of cfg.Mutants. The first
 // harness error cancels the mutants still running.

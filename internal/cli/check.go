@@ -154,7 +154,7 @@ func check(ctx context.Context, c *call, args []string) error {
 		return lp.Problems
 	}
 	if !class.AllExact() || !*f.partial && !class.AllAnswered() {
-		return verdict(1)
+		return answer(1)
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func isTestFile(args []string) bool {
 // checkTests grades each test file of files as one learner's suite for the
 // catalog's package (see testgrade.GradeFiles), writes every output, and
 // returns the problems of the files that could not be graded (exit 2),
-// or the verdict: 1 unless every file is exact.
+// or the answer: 1 unless every file is exact.
 func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
 	if set := setFlags(fs, notForTests...); len(set) > 0 {
 		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -sandbox)", set[0])
@@ -102,7 +102,7 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 	}
 	for _, g := range grades {
 		if !g.Exact() {
-			return verdict(report.ExitSurvived)
+			return answer(report.ExitSurvived)
 		}
 	}
 	return nil

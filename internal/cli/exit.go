@@ -12,13 +12,13 @@ import (
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
-// verdict is a command's answer when it is not 0: the exit code of a run
+// answer is a command's answer when it is not 0: the exit code of a run
 // with a survivor (1) or a timeout (3), of a check with an inexact
 // prediction (1), of a report out of date (1). It is not an error: the
 // command has printed its result.
-type verdict int
+type answer int
 
-func (v verdict) Error() string { return fmt.Sprintf("exit status %d", int(v)) }
+func (v answer) Error() string { return fmt.Sprintf("exit status %d", int(v)) }
 
 // errUsage marks an error whose message, and the command's usage, have
 // been printed.
@@ -29,15 +29,15 @@ var errUsage = errors.New("usage")
 const maxProblems = 20
 
 // exitCode prints what a command returned, if anything is left to print,
-// and maps it to the exit code (see report.ExitHelp): 0 for nothing, a
-// verdict's own code, and 2 for any error. An interrupt, at any moment,
+// and maps it to the exit code (see report.ExitHelp): 0 for nothing, an
+// answer's own code, and 2 for any error. An interrupt, at any moment,
 // is the one message of harness.ErrInterrupted, whatever was running. A
 // list of problems in input files is printed one per line, each at its
 // file:line:col, the first maxProblems of each list; so is every list of
 // errors joined (the problems of each file of a class). What an error
 // quotes of an input never moves the terminal's cursor (see text.Prose).
 func exitCode(ctx context.Context, c *call, err error) int {
-	var v verdict
+	var v answer
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return report.ExitKilled

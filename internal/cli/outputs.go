@@ -120,7 +120,7 @@ func (o *outputs) check() error {
 
 // write prints rep and writes its files, the sources read from the module
 // at root; show returns the command that shows a mutant. It returns the
-// run's verdict.
+// run's answer.
 func (o *outputs) write(c *call, root string, rep *report.Report, show func(id string) string) error {
 	if o.github {
 		if err := rep.WriteGitHub(c.stdout, show); err != nil {
@@ -146,14 +146,14 @@ func (o *outputs) write(c *call, root string, rep *report.Report, show func(id s
 	code := rep.ExitCode()
 	if o.minScore > 0 {
 		code = rep.ExitCodeMinScore(o.minScore)
-		score, verdict := rep.Summary().Score, "at least"
+		score, side := rep.Summary().Score, "at least"
 		if score < o.minScore {
-			verdict = "below"
+			side = "below"
 		}
-		fmt.Fprintf(c.stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*score, verdict, 100*o.minScore)
+		fmt.Fprintf(c.stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*score, side, 100*o.minScore)
 	}
 	if code != report.ExitKilled {
-		return verdict(code)
+		return answer(code)
 	}
 	return nil
 }

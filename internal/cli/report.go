@@ -175,7 +175,7 @@ func (d *reportDoc) rewrite(c *call, f *reportFlags, in reportdoc.Input) error {
 			hint.files = files{*f.catalog}
 		}
 		fmt.Fprintf(c.stderr, "mutate report: %s is out of date: run %s and commit it\n", doc, c.command(&hint, "report"))
-		return verdict(1)
+		return answer(1)
 	}
 	if err := os.WriteFile(path, updated, 0o644); err != nil {
 		return err

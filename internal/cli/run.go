@@ -82,7 +82,7 @@ func run(ctx context.Context, c *call, args []string) error {
 		// What finished, marked as partial (and cached): no file is
 		// written from it, and the run exits 2.
 		out.stdoutOnly()
-		if werr := out.write(c, plan.Root, rep, nil); werr != nil && !errors.As(werr, new(verdict)) {
+		if werr := out.write(c, plan.Root, rep, nil); werr != nil && !errors.As(werr, new(answer)) {
 			return werr
 		}
 		return err

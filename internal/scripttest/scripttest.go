@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 // Package scripttest runs the end-to-end scripts of the mutate command
 // (cmd/mutate/testdata/script, testscript's txtar files) from a test

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 // Package isolation runs the scripts of sandboxes (scripttest.Groups):
 // what a mutant's or a learner's code can reach in either tier, and what a

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 // Package learners runs the scripts of learners' files (scripttest.Groups):
 // test files and prediction files graded, a class's, the autograders'

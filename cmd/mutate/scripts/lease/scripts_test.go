@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 // Package lease runs the scripts of lease's own mutants
 // (scripttest.Groups): the gate on its catalog in both tiers, its wheats

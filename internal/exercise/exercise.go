@@ -55,8 +55,8 @@ const Catalog = "mutants/catalog.yaml"
 // learner's tests must pass (check FILE_test.go).
 const WheatsFile = "wheats.yaml"
 
-// ErrNoModule is returned by FindRoot outside a Go module.
-var ErrNoModule = errors.New("not in a Go module: no go.mod here or in any directory above")
+// errNoModule is returned by FindRoot outside a Go module.
+var errNoModule = errors.New("not in a Go module: no go.mod here or in any directory above")
 
 // FindRoot returns the root of the module that holds dir: the nearest
 // directory at or above it with a go.mod.
@@ -71,7 +71,7 @@ func FindRoot(dir string) (string, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", fmt.Errorf("%s: %w", dir, ErrNoModule)
+			return "", fmt.Errorf("%s: %w", dir, errNoModule)
 		}
 		d = parent
 	}

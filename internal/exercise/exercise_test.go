@@ -140,7 +140,7 @@ func TestFindRoot_WalksUpToGoMod(t *testing.T) {
 	if got, err := FindRoot(deep); err != nil || got != root {
 		t.Fatalf("FindRoot(%s) = %q, %v; want %q", deep, got, err, root)
 	}
-	if _, err := FindRoot(filepath.Dir(root)); !errors.Is(err, ErrNoModule) && err != nil {
+	if _, err := FindRoot(filepath.Dir(root)); !errors.Is(err, errNoModule) && err != nil {
 		t.Fatalf("FindRoot(outside) error = %v, want ErrNoModule", err)
 	}
 }

@@ -136,7 +136,7 @@ func Select(ctx context.Context, sel Selection) (*Plan, error) {
 	var shardK, shardN int
 	if sel.Shard != "" {
 		var err error
-		if shardK, shardN, err = ParseShard(sel.Shard); err != nil {
+		if shardK, shardN, err = parseShard(sel.Shard); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +206,7 @@ func (p *Plan) generatePattern(ctx context.Context, sel Selection) error {
 		return fmt.Errorf("-pkg %s names packages by a pattern, which needs -generate: a catalog's mutants are written for one package", sel.Pkg)
 	}
 	p.Multi, p.Package = true, sel.Pkg
-	ts, err := FindTargets(ctx, "", "", sel.Pkg, sel.Progress)
+	ts, err := findTargets(ctx, "", "", sel.Pkg, sel.Progress)
 	if err != nil {
 		return err
 	}
@@ -414,8 +414,8 @@ func (p *Plan) apply(ctx context.Context, sel Selection) error {
 	return nil
 }
 
-// ParseShard parses -shard k/n.
-func ParseShard(s string) (k, n int, err error) {
+// parseShard parses -shard k/n.
+func parseShard(s string) (k, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
 	k, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)

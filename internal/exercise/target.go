@@ -31,9 +31,9 @@ type Target struct {
 // Deps, then TestImports.
 func (t *Target) Uses() []string { return slices.Concat(t.Deps, t.TestImports) }
 
-// FindTargets asks go list, run in dir, for every package that pattern
+// findTargets asks go list, run in dir, for every package that pattern
 // names (a pattern such as ./... names many), in go list's order.
-func FindTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.Reporter) ([]*Target, error) {
+func findTargets(ctx context.Context, goCmd, dir, pattern string, pr *progress.Reporter) ([]*Target, error) {
 	pr.Phase("loading %s", pattern)
 	if goCmd == "" {
 		goCmd = "go"
@@ -142,9 +142,9 @@ func isStandard(goroot, path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// FindTarget is FindTargets of a pattern that must name exactly one package.
+// FindTarget is findTargets of a pattern that must name exactly one package.
 func FindTarget(ctx context.Context, goCmd, dir, pkg string, pr *progress.Reporter) (*Target, error) {
-	ts, err := FindTargets(ctx, goCmd, dir, pkg, pr)
+	ts, err := findTargets(ctx, goCmd, dir, pkg, pr)
 	if err != nil {
 		return nil, err
 	}

@@ -142,7 +142,7 @@ func TestTarget_ModuleDirsAreGoListsOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets, err := FindTargets(t.Context(), "", dir, "./...", nil)
+	targets, err := findTargets(t.Context(), "", dir, "./...", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestTarget_ModuleDirsAreGoListsOrNothing(t *testing.T) {
 		}
 	}
 	if len(targets) != len(wantOK) {
-		t.Errorf("FindTargets() found %d packages, want %d", len(targets), len(wantOK))
+		t.Errorf("findTargets() found %d packages, want %d", len(targets), len(wantOK))
 	}
 }
 

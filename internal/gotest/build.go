@@ -86,11 +86,11 @@ func (c Compile) Build(ctx context.Context, out string) error {
 	return c.build(ctx, out)
 }
 
-// WallRetryFactor is how much longer the second try of a build stopped
+// wallRetryFactor is how much longer the second try of a build stopped
 // at its wall limit is: the wall limit guards against a build that hangs;
 // its limits of CPU time and memory, which no load moves, say what is too
 // costly (see build).
-const WallRetryFactor = 4
+const wallRetryFactor = 4
 
 func (c Compile) build(ctx context.Context, out string) error {
 	err := c.buildOnce(ctx, out)
@@ -101,10 +101,10 @@ func (c Compile) build(ctx context.Context, out string) error {
 		// one: a build too costly meets its CPU or memory limit there,
 		// and a hang the longer wall limit.
 		if c.Say != nil {
-			c.Say(fmt.Sprintf("the build of %s took more than %s within its limits of CPU time and memory: the machine slowed it; once more, with %s", c.Package, c.Limits.Wall, WallRetryFactor*c.Limits.Wall))
+			c.Say(fmt.Sprintf("the build of %s took more than %s within its limits of CPU time and memory: the machine slowed it; once more, with %s", c.Package, c.Limits.Wall, wallRetryFactor*c.Limits.Wall))
 		}
 		again := c
-		again.Limits.Wall *= WallRetryFactor
+		again.Limits.Wall *= wallRetryFactor
 		err = again.buildOnce(ctx, out)
 	}
 	return err

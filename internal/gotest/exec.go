@@ -47,11 +47,11 @@ func Test2JSON(ctx context.Context, goCmd string) (string, error) {
 	return path, nil
 }
 
-// RunEnv is the environment variable that carries, into a test binary and
+// runEnv is the environment variable that carries, into a test binary and
 // everything it starts, the token of its run, by which what it leaves
 // running is told from what other runs do. A token is random: it says
 // nothing of the run, not even how many ran before it.
-const RunEnv = "MUTATE_RUN"
+const runEnv = "MUTATE_RUN"
 
 // Exec is one run of a compiled test binary.
 type Exec struct {
@@ -64,7 +64,7 @@ type Exec struct {
 	ImportPath string   // the package, as events name it
 	Args       []string // extra flags, such as -test.run=^TestX$
 	Env        []string // extra environment variables, KEY=VALUE
-	// Clean runs the binary with Env alone (and RunEnv), nothing of this
+	// Clean runs the binary with Env alone (and runEnv), nothing of this
 	// process's environment.
 	Clean   bool
 	Timeout time.Duration // kill the binary after this long; 0 for no limit
@@ -283,7 +283,7 @@ func (r *running) startBinary(out *os.File) error {
 	if r.Clean {
 		env = nil
 	}
-	env = append(append(env, r.Env...), RunEnv+"="+r.token)
+	env = append(append(env, r.Env...), runEnv+"="+r.token)
 	if r.Isolate != nil {
 		box, err := sandbox.Command(*r.Isolate, r.Dir, env, r.Binary, args...)
 		if err != nil {

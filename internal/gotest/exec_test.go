@@ -834,7 +834,7 @@ func TestBuildLimits_CrashNearTheMemoryLimitIsTheLimit(t *testing.T) {
 // which (BuildError.Costly): the memory of a compile (on Linux), the size
 // of a file it writes (on Linux), its wall time, which guards against a
 // hang and is met twice (a build slowed past it runs again with a limit
-// WallRetryFactor times as long, and says so). Within them, a build is as
+// wallRetryFactor times as long, and says so). Within them, a build is as
 // it would be unbounded.
 func TestBuild_StopsAtItsLimits(t *testing.T) {
 	if testing.Short() {

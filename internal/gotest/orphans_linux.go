@@ -53,5 +53,5 @@ func SweepOrphans(token string) {
 // carries reports whether the environment process pid started with holds
 // the run token.
 func carries(pid int, token string) bool {
-	return slices.Contains(proc.Environ(pid), RunEnv+"="+token)
+	return slices.Contains(proc.Environ(pid), runEnv+"="+token)
 }

@@ -39,7 +39,7 @@ func TestSweepOrphans_OnlyThoseOfTheRun(t *testing.T) {
 	startOrphan := func(token string) *exec.Cmd {
 		t.Helper()
 		cmd := exec.Command("sleep", "1000")
-		cmd.Env = append(os.Environ(), RunEnv+"="+token)
+		cmd.Env = append(os.Environ(), runEnv+"="+token)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -24,7 +24,7 @@ type Test struct {
 	Name    string // full name; a subtest is "Parent/sub"
 	Outcome string // Pass, Fail or Skip; "" if the run ended before it did
 	// Output are its output lines, framing lines included: the first and
-	// the last OutputCap bytes of them, with a line that says how much was
+	// the last outputCap bytes of them, with a line that says how much was
 	// dropped between. A test that passed or skipped keeps none.
 	Output  []string
 	Elapsed float64 // seconds
@@ -33,12 +33,12 @@ type Test struct {
 	out     *clipped // while it may still fail; nil once it passed or skipped
 }
 
-// OutputCap is how much is kept of a test's output, and of the output
-// outside any test: its first OutputCap bytes and its last OutputCap
+// outputCap is how much is kept of a test's output, and of the output
+// outside any test: its first outputCap bytes and its last outputCap
 // bytes. Whatever a test prints, a run's memory stays bounded.
-const OutputCap = 64 << 10
+const outputCap = 64 << 10
 
-// clipped holds the lines of an output: the first and the last OutputCap
+// clipped holds the lines of an output: the first and the last outputCap
 // bytes of them, and how many lines and bytes were dropped between.
 type clipped struct {
 	head, tail            []string
@@ -47,19 +47,19 @@ type clipped struct {
 }
 
 func (c *clipped) add(line string) {
-	if len(line) > OutputCap {
-		c.dropped += len(line) - OutputCap
-		line = line[:OutputCap]
+	if len(line) > outputCap {
+		c.dropped += len(line) - outputCap
+		line = line[:outputCap]
 	}
 	n := len(line) + 1
-	if len(c.tail) == 0 && c.headBytes+n <= OutputCap {
+	if len(c.tail) == 0 && c.headBytes+n <= outputCap {
 		c.head = append(c.head, line)
 		c.headBytes += n
 		return
 	}
 	c.tail = append(c.tail, line)
 	c.tailBytes += n
-	for c.tailBytes > OutputCap && len(c.tail) > 1 {
+	for c.tailBytes > outputCap && len(c.tail) > 1 {
 		c.tailBytes -= len(c.tail[0]) + 1
 		c.dropped += len(c.tail[0]) + 1
 		c.droppedLines++

@@ -192,7 +192,7 @@ func TestParse_ForgedFramingIsNamed(t *testing.T) {
 	}
 }
 
-// A test that prints without end keeps the first and the last OutputCap
+// A test that prints without end keeps the first and the last outputCap
 // bytes of its output, and a line that says how much was dropped.
 func TestParse_OutputIsClippedToItsHeadAndTail(t *testing.T) {
 	var b strings.Builder
@@ -208,7 +208,7 @@ func TestParse_OutputIsClippedToItsHeadAndTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := res.Tests["TestLoud"].Output
-	kept := 2 * (OutputCap / 1000) // lines of 1000 bytes in head and tail
+	kept := 2 * (outputCap / 1000) // lines of 1000 bytes in head and tail
 	if len(out) != kept+1 {
 		t.Fatalf("%d lines kept, want %d and the note", len(out), kept)
 	}

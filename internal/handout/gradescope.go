@@ -17,18 +17,18 @@ import (
 	"github.com/fencelab/fencelab/internal/modcopy"
 )
 
-// Recipes are Gradescope's autograder scripts of the two assignments,
+// recipes are Gradescope's autograder scripts of the two assignments,
 // which docs/gradescope shows: setup.sh and run_autograder of the
 // predictions assignment, and of the tests assignment under tests/.
 //
 //go:embed gradescope
-var Recipes embed.FS
+var recipes embed.FS
 
-// StarterPath is where the autograder's zip of the tests assignment
+// starterPath is where the autograder's zip of the tests assignment
 // holds the starter, relative to its root: go ignores a directory whose
 // name begins with a dot, so ./... never builds it; the tests recipe's
 // setup.sh grades it once.
-const StarterPath = ".autograder/starter_test.go"
+const starterPath = ".autograder/starter_test.go"
 
 // zipTime is every entry's time: the same files make the same zip.
 var zipTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -39,7 +39,7 @@ var zipTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Gradescope extracts into /autograder/source): the module as git tracks
 // it (every file but .git outside a checkout), with the assignment's
 // recipe at its root, and, for the tests assignment (opt.Starter), the
-// starter at StarterPath. The module is the grader's: the tests
+// starter at starterPath. The module is the grader's: the tests
 // assignment's chaffs and wheats are in it, out of the learners' reach
 // (their tests run in sandboxes that hide it). It returns the number of
 // files the zip holds.
@@ -58,10 +58,10 @@ func GradescopeZip(set *exercise.Set, w io.Writer, opt Options) (int, error) {
 	}
 	own := []string{"setup.sh", "run_autograder"}
 	if opt.Starter != "" {
-		own = append(own, StarterPath)
+		own = append(own, starterPath)
 	}
 	for _, name := range names {
-		if slices.Contains(own, name) || strings.HasPrefix(name, path.Dir(StarterPath)+"/") && opt.Starter != "" {
+		if slices.Contains(own, name) || strings.HasPrefix(name, path.Dir(starterPath)+"/") && opt.Starter != "" {
 			return 0, fmt.Errorf("the module holds %s, which the autograder's zip holds of its own: move it", name)
 		}
 	}
@@ -79,7 +79,7 @@ func GradescopeZip(set *exercise.Set, w io.Writer, opt Options) (int, error) {
 		return err
 	}
 	for _, name := range own[:2] {
-		data, err := Recipes.ReadFile(recipe + "/" + name)
+		data, err := recipes.ReadFile(recipe + "/" + name)
 		if err != nil {
 			return 0, err
 		}
@@ -92,7 +92,7 @@ func GradescopeZip(set *exercise.Set, w io.Writer, opt Options) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if err := add(StarterPath, 0o644, data); err != nil {
+		if err := add(starterPath, 0o644, data); err != nil {
 			return 0, err
 		}
 	}

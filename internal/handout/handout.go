@@ -57,14 +57,14 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// Workflow is the GitHub Classroom workflow a hand-out holds, at
-// WorkflowPath: it grades the learner's prediction file on every push.
+// workflow is the GitHub Classroom workflow a hand-out holds, at
+// workflowPath: it grades the learner's prediction file on every push.
 //
 //go:embed classroom.yml
-var Workflow []byte
+var workflow []byte
 
-// WorkflowPath is where a hand-out holds Workflow.
-const WorkflowPath = ".github/workflows/classroom.yml"
+// workflowPath is where a hand-out holds workflow.
+const workflowPath = ".github/workflows/classroom.yml"
 
 // Options choose the assignment of a hand-out.
 type Options struct {
@@ -260,7 +260,7 @@ func (h *handout) addOwn() error {
 		if f.Report == nil {
 			continue
 		}
-		if err := h.write(f.Report.File, []byte(Worksheet(h.set))); err != nil {
+		if err := h.write(f.Report.File, []byte(worksheet(h.set))); err != nil {
 			return err
 		}
 		sheet = cmp.Or(sheet, f.Report.File)
@@ -268,7 +268,7 @@ func (h *handout) addOwn() error {
 	if err := h.write("README.md", []byte(predictionsReadme(h.set, sheet))); err != nil {
 		return err
 	}
-	return h.write(WorkflowPath, Workflow)
+	return h.write(workflowPath, workflow)
 }
 
 // addTests writes the tests assignment's own files. (The Classroom
@@ -285,7 +285,7 @@ func (h *handout) addTests() error {
 			sheet = f.Report.File
 		}
 	}
-	if err := h.write(sheet, []byte(TestsWorksheet(h.set, starter))); err != nil {
+	if err := h.write(sheet, []byte(testsWorksheet(h.set, starter))); err != nil {
 		return err
 	}
 	if err := h.write("README.md", []byte(testsReadme(h.set, starter, sheet))); err != nil {
@@ -368,10 +368,10 @@ func withoutKey(src []byte, key string, sub ...string) []byte {
 	return b.Bytes()
 }
 
-// Worksheet returns the worksheet of the exercise set, as Markdown: each
+// worksheet returns the worksheet of the exercise set, as Markdown: each
 // step's contract and faulty fragment, to review and predict, and the
 // closing questions; where the learner answers.
-func Worksheet(set *exercise.Set) string {
+func worksheet(set *exercise.Set) string {
 	var b strings.Builder
 	b.WriteString(`# The worksheet
 
@@ -425,12 +425,12 @@ instructor reads them.
 	return b.String()
 }
 
-// TestsWorksheet returns the worksheet of the tests assignment, as
+// testsWorksheet returns the worksheet of the tests assignment, as
 // Markdown: what to write (in starter, the starter test file's name), the
 // rules of the file, how it is graded, and each step of the exercise by
 // its contract, with how many faults it holds: never a mutant's code, nor
 // its title, which says what the fault is.
-func TestsWorksheet(set *exercise.Set, starter string) string {
+func testsWorksheet(set *exercise.Set, starter string) string {
 	var b strings.Builder
 	pkg := strings.TrimPrefix(set.Package, "./")
 	fmt.Fprintf(&b, `# The worksheet: tests

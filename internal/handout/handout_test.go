@@ -23,7 +23,7 @@ func TestWorkflow_IsTheDocumentedOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(doc, Workflow) {
+	if !bytes.Equal(doc, workflow) {
 		t.Error("internal/handout/classroom.yml differs from docs/classroom.yml: copy one over the other")
 	}
 }
@@ -469,7 +469,7 @@ func TestRecipes_AreTheDocumentedOnes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		embedded, err := Recipes.ReadFile("gradescope/" + name)
+		embedded, err := recipes.ReadFile("gradescope/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -516,7 +516,7 @@ func TestGradescopeZip(t *testing.T) {
 				t.Fatalf("%+v: %s is %v, want it at the root, executable", tc.opt, name, f)
 			}
 			data := read(t, f)
-			want, _ := Recipes.ReadFile(tc.recipe + name)
+			want, _ := recipes.ReadFile(tc.recipe + name)
 			if !bytes.Equal(data, want) {
 				t.Errorf("%+v: %s is not %s%s", tc.opt, name, tc.recipe, name)
 			}
@@ -526,10 +526,10 @@ func TestGradescopeZip(t *testing.T) {
 				t.Errorf("%+v: the zip lacks %s", tc.opt, name)
 			}
 		}
-		if f := got[StarterPath]; (f != nil) != (tc.opt.Starter != "") {
-			t.Errorf("%+v: the zip's %s is %v", tc.opt, StarterPath, f)
+		if f := got[starterPath]; (f != nil) != (tc.opt.Starter != "") {
+			t.Errorf("%+v: the zip's %s is %v", tc.opt, starterPath, f)
 		} else if f != nil && !bytes.Contains(read(t, f), []byte("TestTake_One")) {
-			t.Errorf("%s is not the starter", StarterPath)
+			t.Errorf("%s is not the starter", starterPath)
 		}
 		if got[".git/HEAD"] != nil {
 			t.Errorf("%+v: the zip holds .git", tc.opt)

@@ -10,7 +10,7 @@ import (
 )
 
 // scratch is the directory of one mutate process's temporary files, under
-// ScratchDir. It holds a lock file that the process keeps locked while it
+// scratchDir. It holds a lock file that the process keeps locked while it
 // lives: the system releases the lock when it dies, however it dies, and
 // the next mutate to start removes what it left (see cleanStale).
 type scratch struct {
@@ -18,14 +18,14 @@ type scratch struct {
 	lock *os.File
 }
 
-// newScratch removes what dead mutate processes left in ScratchDir and
+// newScratch removes what dead mutate processes left in scratchDir and
 // makes a scratch directory there; for a blind run (a learner's file),
 // on disk, in the system's temporary directory, unless $MUTATE_TMPDIR
 // says where: what its builds and runs write is bounded by file, not in
 // all, and does not go to memory. When every user must pass through it
 // (passable), and the temporary directory is a user's own, /tmp.
 func newScratch(blind, passable bool) (*scratch, error) {
-	root := ScratchDir()
+	root := scratchDir()
 	if blind && os.Getenv("MUTATE_TMPDIR") == "" {
 		root = os.TempDir()
 		if passable && !passableDir(root) {
@@ -106,12 +106,12 @@ func cleanStale(root string) {
 	}
 }
 
-// ScratchDir returns where runs keep their temporary files: $MUTATE_TMPDIR
+// scratchDir returns where runs keep their temporary files: $MUTATE_TMPDIR
 // if set, else /dev/shm where it is a writable directory that may hold and
 // execute test binaries (in memory: the suite's SQLite files then cost no
 // disk syncs, which halves its run time), else the system's temporary
 // directory.
-func ScratchDir() string {
+func scratchDir() string {
 	if dir := os.Getenv("MUTATE_TMPDIR"); dir != "" {
 		return dir
 	}

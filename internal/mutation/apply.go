@@ -45,7 +45,7 @@ type Position struct {
 }
 
 // Apply rewrites a copy of the file that declares m's target and returns
-// the result. It fails with ErrUnknownTarget or ErrDrift, or when the
+// the result. It fails with ErrUnknownTarget or errDrift, or when the
 // rewrite leaves the target unchanged or does not print as valid Go.
 //
 // The rewrite happens on an astcopy of the parsed file, with astutil.Apply.
@@ -289,7 +289,7 @@ func locate(fset *token.FileSet, decl ast.Node, m *Mutant) (*site, error) {
 		msg = fmt.Sprintf("%s matches %d times in %s (on lines %s), want exactly 1: make find longer, or pick one with occurrence: N or line: N",
 			what, len(all), m.Target, strings.Join(lines, ", "))
 	}
-	return nil, mark(ErrDrift, m.errorf(field, "%s", msg))
+	return nil, mark(errDrift, m.errorf(field, "%s", msg))
 }
 
 // formatMutant parses the spliced source of a mutant and deletes the

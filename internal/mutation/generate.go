@@ -85,9 +85,9 @@ var binarySwaps = []struct {
 	{OpLogical, map[token.Token]token.Token{token.LAND: token.LOR, token.LOR: token.LAND}},
 }
 
-// IgnoreDirective, in a comment on a line, keeps Generate off that line;
+// ignoreDirective, in a comment on a line, keeps Generate off that line;
 // in a function's doc comment, off the whole function.
-const IgnoreDirective = "//mutate:ignore"
+const ignoreDirective = "//mutate:ignore"
 
 // Generate returns the mutants of every operator at every place of the
 // package where it applies, file by file in source order. Each is an
@@ -97,7 +97,7 @@ const IgnoreDirective = "//mutate:ignore"
 // mutants of that target ("store-renew-negation-2"), so it stays the same
 // while the target does, whatever changes around it. Generated files
 // ("Code generated ... DO NOT EDIT.") are skipped, and so are the lines and
-// functions that IgnoreDirective marks.
+// functions that ignoreDirective marks.
 func (p *Package) Generate() []*Mutant {
 	g := &generator{fset: p.fset, count: map[string]int{}, ids: map[string]bool{}, sqlNames: map[string]bool{}}
 	var files []*sourceFile
@@ -370,13 +370,13 @@ func (g *generator) add(m *Mutant, scope ast.Node, is func(*site) bool) bool {
 	return true
 }
 
-// ignoredAt reports whether n starts or ends on a line IgnoreDirective
+// ignoredAt reports whether n starts or ends on a line ignoreDirective
 // marks.
 func (g *generator) ignoredAt(n ast.Node) bool {
 	return g.ignored[g.fset.Position(n.Pos()).Line] || g.ignored[g.fset.Position(n.End()).Line]
 }
 
-// ignoredLines returns the lines of f that carry IgnoreDirective.
+// ignoredLines returns the lines of f that carry ignoreDirective.
 func ignoredLines(fset *token.FileSet, f *ast.File) map[int]bool {
 	lines := map[int]bool{}
 	for _, cg := range f.Comments {
@@ -394,7 +394,7 @@ func hasIgnore(doc *ast.CommentGroup) bool {
 }
 
 func isIgnore(text string) bool {
-	rest, ok := strings.CutPrefix(text, IgnoreDirective)
+	rest, ok := strings.CutPrefix(text, ignoreDirective)
 	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
 }
 

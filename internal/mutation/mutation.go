@@ -40,9 +40,9 @@ const (
 	String Kind = "string" // a piece of a string literal, such as `until>?`
 )
 
-// ErrDrift is returned when a mutant's fragment does not match its target
+// errDrift is returned when a mutant's fragment does not match its target
 // exactly once (or at the occurrence it names).
-var ErrDrift = errors.New("fragment does not match exactly once")
+var errDrift = errors.New("fragment does not match exactly once")
 
 // ErrUnknownTarget is returned when a mutant names a declaration that the
 // package does not have.

@@ -79,7 +79,7 @@ func TestApply_DriftIsAnErrorNamingTheMutant(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := calc(t).Apply(&tc.m)
-			if !errors.Is(err, ErrDrift) {
+			if !errors.Is(err, errDrift) {
 				t.Fatalf("Apply() error = %v, want ErrDrift", err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
@@ -118,7 +118,7 @@ func TestApply_RejectsBadMutants(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Apply() error = %v, want it to contain %q", err, tc.want)
 			}
-			if errors.Is(err, ErrDrift) {
+			if errors.Is(err, errDrift) {
 				t.Fatalf("Apply() error = %v is ErrDrift; the mutant is at fault, not the code", err)
 			}
 		})

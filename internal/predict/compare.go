@@ -35,9 +35,9 @@ type Outcome struct {
 	MaxPoints int     `json:"max_points"`
 }
 
-// BinaryFailed stands in Missed for a test binary that failed outside any
+// binaryFailed stands in Missed for a test binary that failed outside any
 // test, in TestMain or in a package's initialization.
-const BinaryFailed = "(the test binary, outside any test)"
+const binaryFailed = "(the test binary, outside any test)"
 
 // Missed is a failing test the learner did not foresee, with what it
 // reported: the observation that exposed the mutant.
@@ -216,7 +216,7 @@ func Compare(f *File, rep *report.Report, credit Credit) *Score {
 		if m.Status == report.Crashed {
 			// The test binary failed outside any test: whatever was
 			// predicted, that was not foreseen.
-			o.Missed = append(o.Missed, Missed{Test: BinaryFailed, Message: strings.TrimSpace(m.Reason + "\n" + m.Output)})
+			o.Missed = append(o.Missed, Missed{Test: binaryFailed, Message: strings.TrimSpace(m.Reason + "\n" + m.Output)})
 		}
 		o.Exact = len(o.Wrong) == 0 && len(o.Missed) == 0
 		o.F1 = f1(len(o.Right), len(o.Wrong), len(o.Missed))
@@ -287,12 +287,12 @@ type Class struct {
 	Model *Score `json:"model_answer,omitempty"`
 	// Mispredicted counts, for every mutant, the learners whose prediction
 	// of it was not exact, most mispredicted first.
-	Mispredicted []MutantCount `json:"mispredicted"`
+	Mispredicted []mutantCount `json:"mispredicted"`
 	showAnswers  bool
 }
 
-// MutantCount is how many files mispredicted one mutant.
-type MutantCount struct {
+// mutantCount is how many files mispredicted one mutant.
+type mutantCount struct {
 	Mutant string `json:"mutant"`
 	Files  int    `json:"files"`
 }
@@ -307,10 +307,10 @@ func (c *Class) ShowAnswers() {
 	c.showAnswers = true
 }
 
-// NewClass gathers the scores, with the files that could not be
+// newClass gathers the scores, with the files that could not be
 // compared, and counts the mispredictions of each mutant. A score marked
 // Model is the model answer: set apart, out of the counts.
-func NewClass(scores []*Score, invalid []Invalid) *Class {
+func newClass(scores []*Score, invalid []Invalid) *Class {
 	c := &Class{Invalid: invalid}
 	for _, s := range scores {
 		if s.Model && c.Model == nil {
@@ -332,7 +332,7 @@ func NewClass(scores []*Score, invalid []Invalid) *Class {
 		}
 	}
 	for _, id := range order {
-		c.Mispredicted = append(c.Mispredicted, MutantCount{Mutant: id, Files: counts[id]})
+		c.Mispredicted = append(c.Mispredicted, mutantCount{Mutant: id, Files: counts[id]})
 	}
 	sort.SliceStable(c.Mispredicted, func(i, j int) bool { return c.Mispredicted[i].Files > c.Mispredicted[j].Files })
 	return c

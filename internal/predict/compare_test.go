@@ -146,11 +146,11 @@ func TestClass_MispredictedMostFirst(t *testing.T) {
 	rep := &report.Report{Mutants: []report.Mutant{killed("m1", "TestA"), killed("m2", "TestB")}}
 	alice := Compare(loadString(t, known, "learner: alice\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA]}\n"), rep, CreditExact)
 	bob := Compare(loadString(t, known, "learner: bob\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: []}\n"), rep, CreditExact)
-	c := NewClass([]*Score{alice, bob}, nil)
+	c := newClass([]*Score{alice, bob}, nil)
 	if c.AllExact() {
 		t.Fatal("AllExact() = true, want false")
 	}
-	if got := c.Mispredicted; len(got) != 2 || got[0] != (MutantCount{"m2", 2}) || got[1] != (MutantCount{"m1", 0}) {
+	if got := c.Mispredicted; len(got) != 2 || got[0] != (mutantCount{"m2", 2}) || got[1] != (mutantCount{"m1", 0}) {
 		t.Fatalf("Mispredicted = %+v, want m2 by 2 files, then m1 by 0", got)
 	}
 	var buf bytes.Buffer
@@ -195,7 +195,7 @@ func TestCompare_BinaryFailedOutsideAnyTest(t *testing.T) {
 	s := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), rep, CreditExact)
 	o := outcome(t, s, "m1")
 	want := "the test binary exited with status 2 before any test ran\npanic in init"
-	if o.Exact || len(o.Missed) != 1 || o.Missed[0].Test != BinaryFailed || o.Missed[0].Message != want {
+	if o.Exact || len(o.Missed) != 1 || o.Missed[0].Test != binaryFailed || o.Missed[0].Message != want {
 		t.Fatalf("outcome = %+v, want not exact, the binary's failure missed with %q", o, want)
 	}
 }
@@ -250,7 +250,7 @@ func TestCompare_BlankIsNotAnswered(t *testing.T) {
 	if o := s.Outcomes[1]; !o.NotPredicted || o.Exact || o.Points != 0 {
 		t.Fatalf("m2 = %+v, want not answered, no points", o)
 	}
-	c := NewClass([]*Score{s}, nil)
+	c := newClass([]*Score{s}, nil)
 	var buf bytes.Buffer
 	if err := c.WriteText(&buf, Style{}); err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func TestCompare_BlankIsNotAnswered(t *testing.T) {
 func TestClass_TheModelAnswerIsGradedNotShown(t *testing.T) {
 	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
 	model.Model = true
-	c := NewClass([]*Score{model}, nil)
+	c := newClass([]*Score{model}, nil)
 	var buf bytes.Buffer
 	if err := c.WriteText(&buf, Style{}); err != nil {
 		t.Fatal(err)
@@ -315,8 +315,8 @@ func TestLearnerOf(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := LearnerOf(path); got != tc.want {
-			t.Errorf("LearnerOf(%q) = %q, want %q", tc.src, got, tc.want)
+		if got := learnerOf(path); got != tc.want {
+			t.Errorf("learnerOf(%q) = %q, want %q", tc.src, got, tc.want)
 		}
 	}
 }

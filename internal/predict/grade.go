@@ -360,7 +360,7 @@ func (o *Outputs) Class(files []*File, invalid []Invalid, rep *report.Report, cr
 		}
 		scores = append(scores, s)
 	}
-	return NewClass(scores, invalid)
+	return newClass(scores, invalid)
 }
 
 // KnownOf returns what a prediction file may name when it is compared

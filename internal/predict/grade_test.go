@@ -62,7 +62,7 @@ func TestCompare_Credit(t *testing.T) {
 		t.Errorf("partial credit: %v points (%s), want 2 (partial)", partial.Points, partial.Credit)
 	}
 	var b bytes.Buffer
-	if err := NewClass([]*Score{partial}, nil).WriteText(&b, Style{}); err != nil {
+	if err := newClass([]*Score{partial}, nil).WriteText(&b, Style{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"(alice): 1 of 3 exact, 2 of 4 points, precision 0.50, recall 0.67\n", "    credit:    1 of 2 points (F1 0.50)\n"} {
@@ -270,7 +270,7 @@ func TestClass_WriteCSV(t *testing.T) {
 	blank := Compare(loadString(t, known, "predictions:\n  m1: {fails: []}\n"), gradedRun(), CreditExact)
 	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n  m3: {fails: []}\n"), gradedRun(), CreditExact)
 	model.Model = true
-	c := NewClass([]*Score{model, a, blank}, []Invalid{{File: "bob.yaml", Learner: "bob", MaxPoints: 4}})
+	c := newClass([]*Score{model, a, blank}, []Invalid{{File: "bob.yaml", Learner: "bob", MaxPoints: 4}})
 	var b bytes.Buffer
 	if err := c.WriteCSV(&b); err != nil {
 		t.Fatal(err)
@@ -296,7 +296,7 @@ func TestClass_WriteCSV(t *testing.T) {
 	}
 	// The model answer is in no class figure: each mutant is
 	// mispredicted by alice or the blank file, once.
-	if c.Learners() != 3 || len(c.Mispredicted) != 3 || c.Mispredicted[0] != (MutantCount{"m1", 1}) || c.Mispredicted[2] != (MutantCount{"m3", 1}) {
+	if c.Learners() != 3 || len(c.Mispredicted) != 3 || c.Mispredicted[0] != (mutantCount{"m1", 1}) || c.Mispredicted[2] != (mutantCount{"m3", 1}) {
 		t.Errorf("learners %d, mispredicted %+v; want 3, each mutant once", c.Learners(), c.Mispredicted)
 	}
 }

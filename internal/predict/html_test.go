@@ -21,7 +21,7 @@ func TestClass_WriteHTML(t *testing.T) {
 	var buf bytes.Buffer
 	model := Compare(loadString(t, known, "learner: model\npredictions:\n  m1: {fails: [TestA]}\n  m2: {fails: [TestA, TestB]}\n"), rep, CreditExact)
 	model.Model = true
-	if err := NewClass([]*Score{alice, model, bob}, invalid).WriteHTML(&buf); err != nil {
+	if err := newClass([]*Score{alice, model, bob}, invalid).WriteHTML(&buf); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

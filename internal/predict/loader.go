@@ -50,7 +50,7 @@ func (lp *Loader) Recheck(pfs []*File, known Known) ([]*File, error) {
 }
 
 func (lp *Loader) setAside(path string, errs yamlfile.Errors) {
-	inv := Invalid{File: path, Learner: LearnerOf(path)}
+	inv := Invalid{File: path, Learner: learnerOf(path)}
 	for _, e := range errs {
 		inv.Problems = append(inv.Problems, e.Error())
 	}
@@ -83,10 +83,10 @@ func problemsOf(err error) yamlfile.Errors {
 // learnerLine is the learner's line of a prediction file, read as text.
 var learnerLine = regexp.MustCompile(`(?m)^learner:[ \t]*["']?([^"'#\n]*?)["']?[ \t]*(?:#.*)?$`)
 
-// LearnerOf returns the learner that the file at path names, as far as it
+// learnerOf returns the learner that the file at path names, as far as it
 // can be read: from its YAML, or, when that is not valid, from its
 // learner: line; "" if neither says.
-func LearnerOf(path string) string {
+func learnerOf(path string) string {
 	data, err := infile.ReadConfined(path, yamlfile.MaxSize)
 	if err != nil || !utf8.Valid(data) {
 		return ""

@@ -3,7 +3,7 @@
 // children, memory, environments and links. Every function returns what
 // it could read: a process that ends while it is read reads as gone (nil,
 // 0, ""), never as an error, since processes come and go. Elsewhere than
-// Linux the package reads nothing (Available is false).
+// Linux the package reads nothing.
 package proc
 
 import (
@@ -16,9 +16,6 @@ import (
 	"sync"
 	"syscall"
 )
-
-// Available says that /proc can be read here.
-const Available = true
 
 // PIDs returns the ids of every process, in /proc's order.
 func PIDs() []int {

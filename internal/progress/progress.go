@@ -18,8 +18,8 @@ import (
 	"time"
 )
 
-// Prefix starts every line.
-const Prefix = "mutate: "
+// prefix starts every line.
+const prefix = "mutate: "
 
 // width bounds the live line, so that it never wraps on an ordinary
 // terminal (a wrapped line cannot be redrawn in place).
@@ -68,7 +68,7 @@ func (r *Reporter) Phase(format string, args ...any) {
 	defer r.mu.Unlock()
 	r.phase, r.status, r.since = fmt.Sprintf(format, args...), "", time.Now()
 	if !r.live {
-		fmt.Fprintf(r.w, "%s%s\n", Prefix, r.phase)
+		fmt.Fprintf(r.w, "%s%s\n", prefix, r.phase)
 		return
 	}
 	if r.stop == nil && r.every > 0 {
@@ -98,7 +98,7 @@ func (r *Reporter) Printf(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clear()
-	fmt.Fprintf(r.w, "%s%s\n", Prefix, fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.w, "%s%s\n", prefix, fmt.Sprintf(format, args...))
 	if r.live && r.phase != "" {
 		r.draw()
 	}
@@ -138,7 +138,7 @@ func (r *Reporter) tick(stop chan struct{}) {
 
 // draw shows the live line; r.mu is held.
 func (r *Reporter) draw() {
-	line := Prefix + r.phase
+	line := prefix + r.phase
 	if r.status != "" {
 		line += ": " + r.status
 	}

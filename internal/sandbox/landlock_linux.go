@@ -106,7 +106,7 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 		return Status{}, fmt.Errorf("become a subreaper: %w", err)
 	}
 	u := ownUser(req.Root)
-	tasks := uint64(MaxTasks)
+	tasks := uint64(maxTasks)
 	if u.own {
 		for _, path := range slices.Concat(spec.Writable, spec.Own, spec.Copies, spec.Files) {
 			if err := give(path, spec.ReadOnly, u.uid, u.gid); err != nil {
@@ -120,7 +120,7 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 		}
 	} else if !req.Root {
 		// The kernel counts an ordinary user's tasks as one: the run may
-		// have MaxTasks more than the user has now.
+		// have maxTasks more than the user has now.
 		tasks += uint64(proc.TasksOf(os.Getuid()))
 	}
 	if err := bound(spec, tasks); err != nil {

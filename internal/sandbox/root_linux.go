@@ -325,7 +325,7 @@ func (r *rootFS) newDev() error {
 // mounted on the first. A private directory that the root does not hold
 // (a checkout to hide, which no system directory holds) needs none.
 func (r *rootFS) coverPrivates() error {
-	r.ps = &privates{size: cmp.Or(max(r.spec.PrivateSize, 0), DefaultPrivateSize)}
+	r.ps = &privates{size: cmp.Or(max(r.spec.PrivateSize, 0), defaultPrivateSize)}
 	for _, dir := range slices.Concat(r.spec.Private, r.spec.Own) {
 		if slices.ContainsFunc(r.dirs, func(c clone) bool { return within(dir, c.at) }) {
 			r.inner = append(r.inner, dir)

@@ -123,7 +123,7 @@ type Spec struct {
 	// interface; with Landlock, it has no network at all.
 	HostNetwork bool `json:"host_network,omitempty"`
 	// PrivateSize caps the size of each private file system, and of each
-	// file the run writes, in bytes; 0 is DefaultPrivateSize.
+	// file the run writes, in bytes; 0 is defaultPrivateSize.
 	PrivateSize int64 `json:"private_size,omitempty"`
 }
 
@@ -131,11 +131,11 @@ type Spec struct {
 func (s Spec) tier() Tier { return cmp.Or(s.Tier, Namespaces) }
 
 // size returns the spec's private size.
-func (s Spec) size() int64 { return cmp.Or(max(s.PrivateSize, 0), DefaultPrivateSize) }
+func (s Spec) size() int64 { return cmp.Or(max(s.PrivateSize, 0), defaultPrivateSize) }
 
-// DefaultPrivateSize caps the size of a private directory, such as /tmp,
+// defaultPrivateSize caps the size of a private directory, such as /tmp,
 // when Spec.PrivateSize does not.
-const DefaultPrivateSize = 1 << 30
+const defaultPrivateSize = 1 << 30
 
 // The program runs, in its sandbox, as the ordinary user UID of group GID,
 // with no capability. It owns the Writable directories there; on the host

@@ -184,7 +184,7 @@ func runInit(req request) int {
 		fmt.Fprintln(status, st)
 		return 0
 	}
-	if err := bound(req.Spec, MaxTasks); err != nil {
+	if err := bound(req.Spec, maxTasks); err != nil {
 		return fail(err)
 	}
 	if err := boundIPC(req.Spec); err != nil {
@@ -255,14 +255,14 @@ func statusOf(ps *os.ProcessState) Status {
 	return Status{Code: ps.ExitCode()}
 }
 
-// MaxTasks bounds the processes and threads that a sandbox's program may
+// maxTasks bounds the processes and threads that a sandbox's program may
 // have at once, itself and all it starts: a test binary has tens.
-const MaxTasks = 2048
+const maxTasks = 2048
 
-// MaxFiles bounds the descriptors that each process of a sandbox may hold
+// maxFiles bounds the descriptors that each process of a sandbox may hold
 // open: a test binary holds tens, a suite of many database connections
 // hundreds.
-const MaxFiles = 1 << 16
+const maxFiles = 1 << 16
 
 // bound sets the limits of a process that both tiers keep, on the init
 // and so on every process it starts: its tasks (RLIMIT_NPROC, which the
@@ -282,7 +282,7 @@ func bound(spec Spec, tasks uint64) error {
 	}{
 		{"the tasks", unix.RLIMIT_NPROC, tasks},
 		{"the files", unix.RLIMIT_FSIZE, size},
-		{"the descriptors", unix.RLIMIT_NOFILE, MaxFiles},
+		{"the descriptors", unix.RLIMIT_NOFILE, maxFiles},
 		{"core dumps", unix.RLIMIT_CORE, 1},
 	} {
 		lim := unix.Rlimit{Cur: l.value, Max: l.value}

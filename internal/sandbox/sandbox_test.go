@@ -998,7 +998,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// A program may have at most MaxTasks processes and threads at once: one
+// A program may have at most maxTasks processes and threads at once: one
 // that makes more is refused (the runtime ends it, unable to make a
 // thread); as many as a test needs are fine.
 func TestSandbox_TasksAreBounded(t *testing.T) {
@@ -1006,11 +1006,11 @@ func TestSandbox_TasksAreBounded(t *testing.T) {
 		if out, st := run(t, spec, "threads", "100"); st != (Status{}) || out != "held 100" {
 			t.Errorf("100 threads: %v, %q; want them held", st, out)
 		}
-		out, st := run(t, spec, "threads", strconv.Itoa(MaxTasks+1000))
+		out, st := run(t, spec, "threads", strconv.Itoa(maxTasks+1000))
 		refused := strings.Contains(out, "failed to create new OS thread") || strings.Contains(out, "pthread_create failed: Resource temporarily unavailable")
 		if st.Code != 2 || !refused {
 			first, _, _ := strings.Cut(out, "\n")
-			t.Errorf("%d threads: %v, %q…; want the runtime to end, refused a thread", MaxTasks+1000, st, first)
+			t.Errorf("%d threads: %v, %q…; want the runtime to end, refused a thread", maxTasks+1000, st, first)
 		}
 	})
 }

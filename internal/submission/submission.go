@@ -6,7 +6,7 @@
 //
 // A submission is a learner's: it may hold thousands of files, links and
 // FIFOs. Find never follows a link, reads no file, and walks at most
-// 10000 entries, MaxDepth folders deep; a link or a FIFO with a
+// 10000 entries, maxDepth folders deep; a link or a FIFO with a
 // candidate's name is a candidate, which the grade then refuses, saying
 // why.
 package submission
@@ -36,8 +36,8 @@ const (
 )
 
 // Limits of a walk of a submission: it looks at most maxEntries files and
-// folders, MaxDepth folders deep.
-const MaxDepth = 8
+// folders, maxDepth folders deep.
+const maxDepth = 8
 
 var maxEntries = 10000
 
@@ -85,7 +85,7 @@ func Find(dir string, kind Kind) (*Found, error) {
 				return nil
 			}
 			name := d.Name()
-			if strings.HasPrefix(name, ".") || name == "__MACOSX" || strings.Count(rel, string(filepath.Separator)) >= MaxDepth {
+			if strings.HasPrefix(name, ".") || name == "__MACOSX" || strings.Count(rel, string(filepath.Separator)) >= maxDepth {
 				return filepath.SkipDir
 			}
 			if name == "predictions" {
@@ -207,8 +207,8 @@ func (us Users) String() string {
 	return strings.Join(names, ", ")
 }
 
-// MaxMetadataSize is the most of a metadata file read.
-const MaxMetadataSize = 1 << 20
+// maxMetadataSize is the most of a metadata file read.
+const maxMetadataSize = 1 << 20
 
 // ReadMetadata returns who handed the submission in, from Gradescope's
 // submission metadata at path (https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/):
@@ -216,7 +216,7 @@ const MaxMetadataSize = 1 << 20
 // may give. A file that holds no user is an error, as is one that is not
 // JSON.
 func ReadMetadata(path string) (Users, error) {
-	data, err := infile.Read(path, MaxMetadataSize)
+	data, err := infile.Read(path, maxMetadataSize)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ type Config struct {
 	// Options say how the runs go. GradeFiles makes them blind (see
 	// harness.Options.Blind), hides the grader's checkout, leaves the
 	// cache out, and bounds the runs of a file on the package by
-	// BaselineLimit unless they say otherwise.
+	// baselineLimit unless they say otherwise.
 	Options harness.Options
 	Engine  Engine
 }
@@ -55,21 +55,21 @@ type Engine struct {
 	// (gotest.ExportFiles).
 	Exports func(ctx context.Context, dir string, paths []string) (map[string]string, error)
 	// Check type-checks a learner's file: CheckBounded, or nil for
-	// CheckHere.
+	// checkHere.
 	Check func(context.Context, CheckRequest) (yamlfile.Errors, error)
 }
 
-// BaselineLimit bounds each run of a learner's file on the package (and
+// baselineLimit bounds each run of a learner's file on the package (and
 // after the mutants), unless Options.Timeout says otherwise: a file's
 // tests take seconds, and one that hangs costs the grader this at most.
-const BaselineLimit = time.Minute
+const baselineLimit = time.Minute
 
-// MaxFileSize bounds a learner's test file.
-const MaxFileSize = 1 << 20
+// maxFileSize bounds a learner's test file.
+const maxFileSize = 1 << 20
 
-// MaxTests bounds the tests of a learner's file: its test functions,
+// maxTests bounds the tests of a learner's file: its test functions,
 // fuzz tests and examples.
-const MaxTests = 1000
+const maxTests = 1000
 
 // maxRounds bounds the runs of one file on the package: each run after
 // the first leaves out the tests that failed in the one before. A file
@@ -172,7 +172,7 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 	g.opt.Sealed = len(cfg.Set.Tests.Imports) == 0
 	g.opt.Hide = append(g.opt.Hide, cfg.Set.Root)
 	if g.opt.BaselineLimit == 0 {
-		g.opt.BaselineLimit = BaselineLimit
+		g.opt.BaselineLimit = baselineLimit
 	}
 	return g, nil
 }
@@ -183,13 +183,13 @@ func (g *grader) pkgDir() string { return g.unit.Target.Dir }
 // grade grades one learner's file.
 func (g *grader) grade(ctx context.Context, file string) (gr *Grade, err error) {
 	g.opt.Progress.Phase("grading %s", text.Name(file))
-	src, err := infile.ReadConfined(file, MaxFileSize)
+	src, err := infile.ReadConfined(file, maxFileSize)
 	if err != nil {
 		return g.ungraded(file, err), nil
 	}
 	defer func() {
 		if gr != nil {
-			gr.Learner = LearnerOf(src)
+			gr.Learner = learnerOf(src)
 		}
 	}()
 	fset := token.NewFileSet()
@@ -219,8 +219,8 @@ func (g *grader) grade(ctx context.Context, file string) (gr *Grade, err error) 
 	if len(tests) == 0 {
 		return g.ungraded(file, fmt.Errorf("%s: no test: a test is a func TestXxx(t *testing.T), a fuzz test a func FuzzXxx(f *testing.F), an example a func ExampleXxx() with an // Output: comment", file)), nil
 	}
-	if len(tests) > MaxTests {
-		return g.ungraded(file, fmt.Errorf("%s: %d tests: a file holds at most %d (each runs under every chaff and wheat)", file, len(tests), MaxTests)), nil
+	if len(tests) > maxTests {
+		return g.ungraded(file, fmt.Errorf("%s: %d tests: a file holds at most %d (each runs under every chaff and wheat)", file, len(tests), maxTests)), nil
 	}
 	dst := filepath.Join(g.pkgDir(), learnerName)
 	defer os.Remove(dst)
@@ -305,7 +305,7 @@ func (g *grader) blame(err error, file string, tests []string, onRef []Invalid) 
 	case errors.Is(err, harness.ErrInterrupted) || errors.Is(err, context.Canceled):
 		return nil, nil, err
 	case errors.As(err, &be) && be.BuildCostly != "":
-		return nil, fmt.Errorf("%s is %w to build: %s", file, ErrTooCostly, be.BuildCostly), nil
+		return nil, fmt.Errorf("%s is %w to build: %s", file, errTooCostly, be.BuildCostly), nil
 	case errors.As(err, &be) && be.BuildOutput != "":
 		return nil, fmt.Errorf("%s does not compile:\n%s", file, strings.TrimRight(g.learnerPaths(be.BuildOutput, file), "\n")), nil
 	case errors.As(err, &be) && be.NoTests:
@@ -425,10 +425,10 @@ func (g *grader) typeCheck(ctx context.Context, fset *token.FileSet, f *ast.File
 	req.Exports = exports
 	check := g.cfg.Engine.Check
 	if check == nil {
-		check = func(_ context.Context, req CheckRequest) (yamlfile.Errors, error) { return CheckHere(req) }
+		check = func(_ context.Context, req CheckRequest) (yamlfile.Errors, error) { return checkHere(req) }
 	}
 	errs, err := check(ctx, req)
-	if errors.Is(err, ErrTooCostly) {
+	if errors.Is(err, errTooCostly) {
 		return yamlfile.Errors{fmt.Errorf("%s is %w", name, err)}, nil
 	}
 	return errs, err
@@ -471,10 +471,10 @@ func (g *grader) exportsOf(ctx context.Context, imports []*ast.ImportSpec) (map[
 }
 
 // syntaxErrors returns the parser's errors as problems at file:line:col.
-// LearnerOf returns the learner a test file names, in a line of its own
+// learnerOf returns the learner a test file names, in a line of its own
 // before its package clause: "// learner: NAME" (the starter has one to
 // fill in); "" if it names none.
-func LearnerOf(src []byte) string {
+func learnerOf(src []byte) string {
 	for line := range strings.Lines(string(src)) {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "package ") {

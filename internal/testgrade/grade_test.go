@@ -100,7 +100,7 @@ func (f *fake) engine() Engine {
 		},
 		Run: func(_ context.Context, plan *exercise.Plan, opt harness.Options) (*report.Report, error) {
 			f.sealed = append(f.sealed, opt.Sealed)
-			if !opt.Blind || !opt.NoCache || opt.BaselineLimit != BaselineLimit {
+			if !opt.Blind || !opt.NoCache || opt.BaselineLimit != baselineLimit {
 				f.t.Errorf("Run(%+v): want a blind run, uncached, bounded by BaselineLimit", opt)
 			}
 			if opt.First == nil {
@@ -477,13 +477,13 @@ func TestGradeFiles_NothingRunsOfAFileAgainstTheRules(t *testing.T) {
 	}
 }
 
-// A file of more tests than MaxTests earns nothing, and runs nothing:
+// A file of more tests than maxTests earns nothing, and runs nothing:
 // each test runs under every chaff and wheat.
 func TestGradeFiles_AFileOfTooManyTestsEarnsNothing(t *testing.T) {
 	f := &fake{t: t}
 	var b strings.Builder
 	b.WriteString("package shelf_test\n\nimport \"testing\"\n\n")
-	for i := range MaxTests + 1 {
+	for i := range maxTests + 1 {
 		fmt.Fprintf(&b, "func TestN%d(t *testing.T) {}\n", i)
 	}
 	many := learnerFile(t, "many_test.go", b.String())
@@ -491,7 +491,7 @@ func TestGradeFiles_AFileOfTooManyTestsEarnsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("%s: %d tests: a file holds at most %d", many, MaxTests+1, MaxTests); f.calls != 0 || !strings.HasPrefix(grades[0].Problem, want) {
+	if want := fmt.Sprintf("%s: %d tests: a file holds at most %d", many, maxTests+1, maxTests); f.calls != 0 || !strings.HasPrefix(grades[0].Problem, want) {
 		t.Errorf("%d runs, problem %q; want none, and %q…", f.calls, grades[0].Problem, want)
 	}
 }

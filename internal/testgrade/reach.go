@@ -33,7 +33,7 @@ import (
 //   - testing.Main, MainStart and the Run functions run tests of the file's
 //     own making: MainStart's deps are handed the heap profile's file on
 //     the host, and the command line's patterns.
-//   - a value of more than MaxValue bytes is in every build of the file,
+//   - a value of more than maxValue bytes is in every build of the file,
 //     on the grader's disk and in its memory (a composite literal of 128
 //     MiB makes each build's object and binary that much bigger): no
 //     expression or type of the file may be that big.
@@ -43,8 +43,8 @@ import (
 //     one package that turns an address into text a test can read, may
 //     format nothing it would print as an address (see fmtProblems).
 
-// MaxValue bounds the size of a value, or a type, of a learner's file.
-const MaxValue = 16 << 20
+// maxValue bounds the size of a value, or a type, of a learner's file.
+const maxValue = 16 << 20
 
 // testingRunners are the functions of package testing that run tests of a
 // file's own making.
@@ -76,8 +76,8 @@ func reachProblems(fset *token.FileSet, f *ast.File, info *types.Info, allowed [
 					at(n.Pos(), "%s is of type %s, which is refused: %s", short(n), tv.Type, why)
 					return false
 				}
-				if size := sizeOf(tv.Type); size > MaxValue {
-					at(n.Pos(), "%s is a value of %s, which is refused: every build of the file would hold it (at most %s)", short(n), text.Bytes(size), text.Bytes(MaxValue))
+				if size := sizeOf(tv.Type); size > maxValue {
+					at(n.Pos(), "%s is a value of %s, which is refused: every build of the file would hold it (at most %s)", short(n), text.Bytes(size), text.Bytes(maxValue))
 					return false
 				}
 			}

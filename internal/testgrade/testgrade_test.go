@@ -308,8 +308,8 @@ func TestLearnerOf(t *testing.T) {
 		"// learner:\npackage lease_test\n":                             "",
 		"":                                                              "",
 	} {
-		if got := LearnerOf([]byte(src)); got != want {
-			t.Errorf("LearnerOf(%q) = %q, want %q", src, got, want)
+		if got := learnerOf([]byte(src)); got != want {
+			t.Errorf("learnerOf(%q) = %q, want %q", src, got, want)
 		}
 	}
 }

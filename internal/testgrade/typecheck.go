@@ -39,10 +39,10 @@ type CheckRequest struct {
 	Allowed []string `json:"allowed,omitempty"`
 }
 
-// CheckHere type-checks the request in this process: its problems, at the
+// checkHere type-checks the request in this process: its problems, at the
 // learner's file's lines; an error if the request cannot be checked (its
 // own files do not parse).
-func CheckHere(req CheckRequest) (yamlfile.Errors, error) {
+func checkHere(req CheckRequest) (yamlfile.Errors, error) {
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, name := range req.Own {
@@ -73,17 +73,17 @@ const (
 // over.
 const checkEnv = "MUTATE_TYPECHECK"
 
-// ErrTooCostly is the error of a learner's file that its type check or its
+// errTooCostly is the error of a learner's file that its type check or its
 // build would take more than its bounds: the file's problem, no one
 // else's.
-var ErrTooCostly = errors.New("too costly")
+var errTooCostly = errors.New("too costly")
 
 // CheckBounded type-checks the request in a process of its own, this
 // program started again (whose main calls ChildMain first), bounded in
 // CPU time (checkCPU) and memory (checkMemory), and guarded in wall time
 // (checkWall, then four times that once: a machine's load moves wall
 // time, not the others): a file whose check meets a bound is too costly
-// (ErrTooCostly), and costs the grader no more than the bounds.
+// (errTooCostly), and costs the grader no more than the bounds.
 func CheckBounded(ctx context.Context, req CheckRequest) (yamlfile.Errors, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -120,13 +120,13 @@ func CheckBounded(ctx context.Context, req CheckRequest) (yamlfile.Errors, error
 		case slowed && wall == checkWall:
 			continue
 		case slowed:
-			return nil, fmt.Errorf("%w to type-check: it took more than %s, twice", ErrTooCostly, wall)
+			return nil, fmt.Errorf("%w to type-check: it took more than %s, twice", errTooCostly, wall)
 		}
 		break
 	}
 	if runErr != nil {
 		if why := costly(cmd.ProcessState, stderr.String()); why != "" {
-			return nil, fmt.Errorf("%w to type-check: %s", ErrTooCostly, why)
+			return nil, fmt.Errorf("%w to type-check: %s", errTooCostly, why)
 		}
 		return nil, fmt.Errorf("type-checking %s: %v: %s", req.Name, runErr, strings.TrimSpace(stderr.String()))
 	}
@@ -190,7 +190,7 @@ func childCheck() int {
 		return 1
 	}
 	var out checkResult
-	errs, err := CheckHere(req)
+	errs, err := checkHere(req)
 	if err != nil {
 		out.Err = err.Error()
 	}

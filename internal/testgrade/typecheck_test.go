@@ -35,13 +35,13 @@ func TestCheckBounded_ATypeCheckBombIsTooCostly(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = CheckBounded(t.Context(), CheckRequest{Path: "example.com/shelf_test", Name: "bomb_test.go", Src: []byte(bombFile), Exports: exports})
-	if !errors.Is(err, ErrTooCostly) || !strings.Contains(err.Error(), "to type-check: it ") {
+	if !errors.Is(err, errTooCostly) || !strings.Contains(err.Error(), "to type-check: it ") {
 		t.Fatalf("CheckBounded(bomb) error = %v, want too costly to type-check", err)
 	}
 	t.Logf("the bomb: %v", err)
 	unused := CheckRequest{Path: "example.com/shelf_test", Name: "ok_test.go", Src: []byte("package shelf_test\nimport \"fmt\"\nfunc f() { x := fmt.Sprint(1) }\n"), Exports: exports}
 	got, err := CheckBounded(t.Context(), unused)
-	want, _ := CheckHere(unused)
+	want, _ := checkHere(unused)
 	if err != nil || len(got) != 1 || got.Error() != want.Error() || !strings.Contains(got.Error(), "ok_test.go:3:12: declared and not used: x") {
 		t.Errorf("CheckBounded(unused variable) = %v, %v; want %v", got, err, want)
 	}

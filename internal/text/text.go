@@ -84,16 +84,16 @@ func Wrap(s string, width int, indent string) string {
 	return b.String()
 }
 
-// QuoteMax is how many characters of a file's token Quote shows.
-const QuoteMax = 64
+// quoteMax is how many characters of a file's token Quote shows.
+const quoteMax = 64
 
 // Quote quotes s, a token of an input file, as an error shows it: at most
-// its first QuoteMax characters, control characters escaped, so that a
+// its first quoteMax characters, control characters escaped, so that a
 // message never carries a whole line of a file that was not meant to be
 // read, nor moves the terminal's cursor.
 func Quote(s string) string {
-	if r := []rune(s); len(r) > QuoteMax {
-		s = string(r[:QuoteMax]) + "…"
+	if r := []rune(s); len(r) > quoteMax {
+		s = string(r[:quoteMax]) + "…"
 	}
 	return strconv.Quote(s)
 }

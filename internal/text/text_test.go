@@ -60,13 +60,13 @@ func TestName_EscapesWhatIsNotPrintable(t *testing.T) {
 	}
 }
 
-// A quoted token is cut at QuoteMax characters and escaped: an error
+// A quoted token is cut at quoteMax characters and escaped: an error
 // never carries a whole line of a file, nor an escape sequence.
 func TestQuote_CutsAndEscapes(t *testing.T) {
-	long := strings.Repeat("a", QuoteMax) + "$6$salt$hash"
+	long := strings.Repeat("a", quoteMax) + "$6$salt$hash"
 	for in, want := range map[string]string{
 		"claim-boundry": `"claim-boundry"`,
-		long:            `"` + strings.Repeat("a", QuoteMax) + `…"`,
+		long:            `"` + strings.Repeat("a", quoteMax) + `…"`,
 		"x\x1b[2J\n":    `"x\x1b[2J\n"`,
 	} {
 		if got := Quote(in); got != want {

@@ -73,7 +73,7 @@ func Parse(file string, data []byte) (Node, error) {
 		return Node{}, &Error{Pos: Pos{file, pos.Line, pos.Col}, Msg: fmt.Sprintf("not UTF-8: byte 0x%02X cannot start or continue a character here; save the file as UTF-8", b)}
 	}
 	if pos, ok := tooDeep(data); ok {
-		return Node{}, &Error{Pos: Pos{file, pos.Line, pos.Col}, Msg: fmt.Sprintf("nested more than %d deep: the files this tool reads are a few levels deep", MaxDepth)}
+		return Node{}, &Error{Pos: Pos{file, pos.Line, pos.Col}, Msg: fmt.Sprintf("nested more than %d deep: the files this tool reads are a few levels deep", maxDepth)}
 	}
 
 	// Duplicate keys are reported by Node.Map, with a better message.
@@ -106,14 +106,14 @@ func Parse(file string, data []byte) (Node, error) {
 	}
 }
 
-// MaxDepth bounds how deep a file's collections may nest, in brackets
+// maxDepth bounds how deep a file's collections may nest, in brackets
 // or by indentation: the parser's time grows faster than the depth.
-const MaxDepth = 32
+const maxDepth = 32
 
-// tooDeep returns the position where data nests deeper than MaxDepth: an
+// tooDeep returns the position where data nests deeper than maxDepth: an
 // opening bracket of a flow collection (one that starts a value, or is
 // within a flow collection; outside quotes and comments), or a line
-// indented more than MaxDepth levels of two spaces.
+// indented more than maxDepth levels of two spaces.
 func tooDeep(data []byte) (Pos, bool) {
 	line, col, depth, indent := 1, 0, 0, 0
 	var quote byte
@@ -129,7 +129,7 @@ func tooDeep(data []byte) (Pos, bool) {
 			}
 			continue
 		case start && b == ' ':
-			if indent++; indent > 2*MaxDepth {
+			if indent++; indent > 2*maxDepth {
 				return Pos{Line: line, Col: col}, true
 			}
 			continue
@@ -144,7 +144,7 @@ func tooDeep(data []byte) (Pos, bool) {
 		case b == '"' || b == '\'':
 			quote = b
 		case (b == '[' || b == '{') && (depth > 0 || strings.IndexByte(":-?,\n", prev) >= 0):
-			if depth++; depth > MaxDepth {
+			if depth++; depth > maxDepth {
 				return Pos{Line: line, Col: col}, true
 			}
 		case (b == ']' || b == '}') && depth > 0:

@@ -137,23 +137,23 @@ func TestCheckKeys(t *testing.T) {
 	}
 }
 
-// Collections nested past MaxDepth are refused before the parser, whose
+// Collections nested past maxDepth are refused before the parser, whose
 // time grows faster than the depth, sees them: in brackets, in a flow
 // collection that spans lines, or by indentation. Brackets in a scalar,
 // a quote or a comment are not collections.
 func TestParse_RefusesDeepNesting(t *testing.T) {
-	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
 	var indented strings.Builder
-	for i := range MaxDepth + 2 {
+	for i := range maxDepth + 2 {
 		fmt.Fprintf(&indented, "%sk%d:\n", strings.Repeat("  ", i), i)
 	}
 	for name, src := range map[string]string{
 		"brackets":   "a: " + deep + "\n",
-		"lines":      "a:\n" + strings.Repeat("[\n", MaxDepth+1),
+		"lines":      "a:\n" + strings.Repeat("[\n", maxDepth+1),
 		"indented":   indented.String(),
 		"60 KB deep": "a: " + strings.Repeat("[", 30000) + "\n",
 	} {
-		if _, err := Parse("f.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nested more than %d deep", MaxDepth)) {
+		if _, err := Parse("f.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nested more than %d deep", maxDepth)) {
 			t.Errorf("%s: Parse() error = %v, want nesting refused", name, err)
 		}
 	}

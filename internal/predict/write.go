@@ -219,77 +219,13 @@ func (c *Class) writeSummary(b *strings.Builder) {
 func (c *Class) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	if c.Learners() > 1 {
-		fmt.Fprintf(&b, "## Class\n\n| learner | exact | points | precision | recall |\n|---|---:|---:|---:|---:|\n")
-		for _, s := range c.Scores {
-			fmt.Fprintf(&b, "| %s | %d/%d | %s/%d | %s | %s |\n", mdText(s.Name()), s.Exact, s.Total, points(s.Points), s.MaxPoints, s.Precision, s.Recall)
-		}
-		for _, inv := range c.Invalid {
-			fmt.Fprintf(&b, "| %s | invalid | 0/%d | – | – |\n", mdText(inv.Name()), inv.MaxPoints)
-		}
-		fmt.Fprintf(&b, "\n| mutant | learners who mispredicted it |\n|---|---|\n")
-		for _, m := range c.Mispredicted {
-			fmt.Fprintf(&b, "| `%s` | mispredicted by %d of %d valid files |\n", m.Mutant, m.Files, len(c.Scores))
-		}
-		b.WriteString("\n")
+		c.markdownClass(&b)
 	}
 	for i, s := range c.all() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "## %s\n\n", mdText(s.heading()))
-		if s.Model && !c.showAnswers {
-			b.WriteString("Its predictions, the answers: `check -answers` shows them.\n")
-			continue
-		}
-		b.WriteString("| step | mutant | status | predicted | failed | missed | wrong | exact | points |\n")
-		b.WriteString("|---:|---|---|---|---|---|---|:---:|---:|\n")
-		for _, o := range s.Outcomes {
-			exact, status, failed := "✗", string(o.Status), mdList(o.Failed)
-			switch {
-			case o.NotPredicted && !s.ShowAnswers:
-				exact, status, failed = "not answered", "—", "—"
-			case o.NotPredicted:
-				exact = "not answered"
-			case o.Exact:
-				exact = "✓"
-			}
-			var missed []string
-			for _, m := range o.Missed {
-				missed = append(missed, m.Test)
-			}
-			predicted := mdList(o.Predicted)
-			if o.NotPredicted {
-				predicted = "—"
-			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s/%d |\n",
-				text.Step(o.Step), o.Mutant, status, predicted, failed, mdList(missed), mdList(o.Wrong), exact, points(o.Points), o.MaxPoints)
-		}
-		if len(s.Worksheet) > 0 {
-			fmt.Fprintf(&b, "\nThe worksheet, %d of %d answered (not graded):\n", s.WorksheetAnswered(), len(s.Worksheet))
-			for _, a := range s.Worksheet {
-				answer := a.Answer
-				if answer == "" {
-					answer = "(not answered)"
-				}
-				fmt.Fprintf(&b, "\n- **%s**: %s\n\n%s\n", a.ID, mdText(a.Question), text.Indent(mdProse(answer), "  > "))
-			}
-		}
-		// What the missed tests reported: the observations not foreseen.
-		first := true
-		for _, o := range s.Outcomes {
-			for _, m := range o.Missed {
-				if m.Message == "" {
-					continue
-				}
-				if first {
-					b.WriteString("\nWhat the missed tests reported:\n")
-					first = false
-				}
-				msg := truncate(text.Prose(m.Message), maxMessageLines)
-				fence := mdFence(msg)
-				fmt.Fprintf(&b, "\n- %s under `%s`:\n\n  %s\n%s\n  %s\n", mdCode(m.Test), o.Mutant, fence, text.Indent(msg, "  "), fence)
-			}
-		}
+		c.markdownScore(&b, s)
 	}
 	for i, inv := range c.Invalid {
 		if i > 0 || len(c.all()) > 0 {
@@ -302,6 +238,82 @@ func (c *Class) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdownClass writes the class's table and the mutants it mispredicted
+// to b.
+func (c *Class) markdownClass(b *strings.Builder) {
+	fmt.Fprintf(b, "## Class\n\n| learner | exact | points | precision | recall |\n|---|---:|---:|---:|---:|\n")
+	for _, s := range c.Scores {
+		fmt.Fprintf(b, "| %s | %d/%d | %s/%d | %s | %s |\n", mdText(s.Name()), s.Exact, s.Total, points(s.Points), s.MaxPoints, s.Precision, s.Recall)
+	}
+	for _, inv := range c.Invalid {
+		fmt.Fprintf(b, "| %s | invalid | 0/%d | – | – |\n", mdText(inv.Name()), inv.MaxPoints)
+	}
+	fmt.Fprintf(b, "\n| mutant | learners who mispredicted it |\n|---|---|\n")
+	for _, m := range c.Mispredicted {
+		fmt.Fprintf(b, "| `%s` | mispredicted by %d of %d valid files |\n", m.Mutant, m.Files, len(c.Scores))
+	}
+	b.WriteString("\n")
+}
+
+// markdownScore writes one file's section to b: its table of mutants, its
+// worksheet's answers, and what the tests it missed reported.
+func (c *Class) markdownScore(b *strings.Builder, s *Score) {
+	fmt.Fprintf(b, "## %s\n\n", mdText(s.heading()))
+	if s.Model && !c.showAnswers {
+		b.WriteString("Its predictions, the answers: `check -answers` shows them.\n")
+		return
+	}
+	b.WriteString("| step | mutant | status | predicted | failed | missed | wrong | exact | points |\n")
+	b.WriteString("|---:|---|---|---|---|---|---|:---:|---:|\n")
+	for _, o := range s.Outcomes {
+		exact, status, failed := "✗", string(o.Status), mdList(o.Failed)
+		switch {
+		case o.NotPredicted && !s.ShowAnswers:
+			exact, status, failed = "not answered", "—", "—"
+		case o.NotPredicted:
+			exact = "not answered"
+		case o.Exact:
+			exact = "✓"
+		}
+		var missed []string
+		for _, m := range o.Missed {
+			missed = append(missed, m.Test)
+		}
+		predicted := mdList(o.Predicted)
+		if o.NotPredicted {
+			predicted = "—"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s/%d |\n",
+			text.Step(o.Step), o.Mutant, status, predicted, failed, mdList(missed), mdList(o.Wrong), exact, points(o.Points), o.MaxPoints)
+	}
+	if len(s.Worksheet) > 0 {
+		fmt.Fprintf(b, "\nThe worksheet, %d of %d answered (not graded):\n", s.WorksheetAnswered(), len(s.Worksheet))
+		for _, a := range s.Worksheet {
+			answer := a.Answer
+			if answer == "" {
+				answer = "(not answered)"
+			}
+			fmt.Fprintf(b, "\n- **%s**: %s\n\n%s\n", a.ID, mdText(a.Question), text.Indent(mdProse(answer), "  > "))
+		}
+	}
+	// What the missed tests reported: the observations not foreseen.
+	first := true
+	for _, o := range s.Outcomes {
+		for _, m := range o.Missed {
+			if m.Message == "" {
+				continue
+			}
+			if first {
+				b.WriteString("\nWhat the missed tests reported:\n")
+				first = false
+			}
+			msg := truncate(text.Prose(m.Message), maxMessageLines)
+			fence := mdFence(msg)
+			fmt.Fprintf(b, "\n- %s under `%s`:\n\n  %s\n%s\n  %s\n", mdCode(m.Test), o.Mutant, fence, text.Indent(msg, "  "), fence)
+		}
+	}
 }
 
 // WriteJSON writes the comparison as one JSON document.

@@ -59,8 +59,10 @@ package's own tests are left out and the file added, in a copy of the
 module; each test must pass on the reference and on every wheat (the
 correct alternatives of wheats.yaml beside the catalog), else it is invalid
 and earns nothing; each catalog mutant (a chaff) is caught when a valid
-test fails under it, the kill confirmed. No run names its mutant (every
-chaff and wheat is a build of its own; the environment is the run's own).
+test fails under it, the kill confirmed. No run names its mutant (the
+chaffs and wheats share one build that knows each by a random name of the
+grading, or, where the catalog widens the imports, each is a build of its
+own; the environment is the run's own).
 It takes -json, -html (the class page: files × chaffs, and the wheats each
 file's tests failed under), -csv, -gradescope, -classroom, -visibility and
 run's flags that bound the runs. Exit 0: every test valid and every chaff

@@ -87,6 +87,12 @@ func check(ctx context.Context, c *call, args []string) error {
 	if *f.tests || f.submission == "" && isTestFile(files) {
 		return checkTests(ctx, c, fs, &f, files, problem)
 	}
+	return checkPredictions(ctx, c, fs, &f, files, problem)
+}
+
+// checkPredictions grades prediction files (see check): each against a
+// run of the mutants, or the results of one.
+func checkPredictions(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
 	credit, err := f.validate(fs, files, problem)
 	if err != nil {
 		return err

@@ -67,6 +67,7 @@ func (p *prepared) run(ctx context.Context, cfg config) (*report.Report, error) 
 		}
 		return rep, err
 	}
+	p.withTests(cfg, &keys)
 	ru := p.loadReuse(cfg, keys, missing)
 	rep, results, err := p.runMissing(ctx, cfg, results, missing, dups, ru)
 	if err != nil {
@@ -262,12 +263,20 @@ func (p *prepared) keys(ctx context.Context, cfg config) treeKeys {
 		}
 		return treeKeys{}
 	}
-	k := p.keysOf(cfg, in)
+	return p.keysOf(cfg, in)
+}
+
+// withTests adds to k the keys of the tests' functions and of the tree but
+// them (see reuse.go), which only a run that runs mutants needs; k is
+// unchanged when they cannot be read.
+func (p *prepared) withTests(cfg config, k *treeKeys) {
+	if k.runs == "" {
+		return
+	}
 	if tested, err := readTestKeys(p.Target.ModuleDir, p.tester.Dir); err == nil {
 		k.tested = tested
-		k.tests = p.testsKey(cfg, in, tested)
+		k.tests = p.testsKey(cfg, k.in, tested)
 	}
-	return k
 }
 
 func (p *prepared) keysOf(cfg config, in cache.Inputs) treeKeys {

@@ -190,6 +190,7 @@ func TestRun_TheSampledCheckCatchesAKeptOutcomeThatNoLongerHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := p.keys(t.Context(), cfg)
+	p.withTests(cfg, &keys)
 	p.Close()
 	key := cache.MutantKey(keys.tests, ms[0])
 	o, ok := cache.LoadOutcomes(key)

@@ -123,10 +123,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 			return r, err
 		}
 	}
-	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
-	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
-	r.SpinsAlone = v.SpinsAlone && v.Status == report.Timeout
-	r.TestSeconds, r.FirstFailureOnly, r.DecidingSeconds = v.TestSeconds, v.FirstFailureOnly, v.DecidingSeconds
+	r = withRun(r, v)
 	switch {
 	case m.fast && r.Status == report.Killed:
 		k.record(a.Mutant.Target, a.Line, r.FailedTests)
@@ -137,6 +134,16 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	}
 	return r, nil
+}
+
+// withRun returns r, a mutant's result before it ran, with what its runs
+// decided (v): its status, failing tests and their evidence, and times.
+func withRun(r, v report.Mutant) report.Mutant {
+	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
+	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
+	r.SpinsAlone = v.SpinsAlone && v.Status == report.Timeout
+	r.TestSeconds, r.FirstFailureOnly, r.DecidingSeconds = v.TestSeconds, v.FirstFailureOnly, v.DecidingSeconds
+	return r
 }
 
 // again runs the mutant's tests once more, whole, after an attempt (v)

@@ -152,9 +152,13 @@ func (p *prepared) storeReuse(keys treeKeys, rep *report.Report, ran map[string]
 	for _, top := range topLevels(rep.Baseline.TestNames) {
 		tests[top] = keys.tested.tests[top] // "": never unchanged
 	}
+	byID := map[string]*mutation.Applied{}
+	for _, a := range p.Applied {
+		byID[a.Mutant.ID] = a
+	}
 	now := time.Now()
 	for _, r := range rep.Mutants {
-		a := p.applied(r.ID)
+		a := byID[r.ID]
 		if a == nil || !ran[r.ID] || !reusable(a.Mutant, r) {
 			continue
 		}
@@ -173,16 +177,6 @@ func (ru *reuse) get(id string) (cache.Outcomes, bool) {
 	}
 	o, ok := ru.outcomes[id]
 	return o, ok
-}
-
-// applied returns the mutant of p whose id is id; nil if none.
-func (p *prepared) applied(id string) *mutation.Applied {
-	for _, a := range p.Applied {
-		if a.Mutant.ID == id {
-			return a
-		}
-	}
-	return nil
 }
 
 // kept returns the outcomes kept for the mutant, if any (reusing), and the
@@ -221,10 +215,7 @@ func (m *mutantRun) attemptReusing(ctx context.Context, o cache.Outcomes, rerun 
 // (v) merged with the outcomes o keeps of the others (see merged).
 func (m *mutantRun) withOutcomes(r report.Mutant, o cache.Outcomes, v report.Mutant, rerun []string) report.Mutant {
 	reused := m.cfg.reuse.reused(o, m.b.Result.TopLevel(), rerun)
-	v = merged(o, v, reused)
-	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
-	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
-	r.TestSeconds, r.DecidingSeconds = v.TestSeconds, v.DecidingSeconds
+	r = withRun(r, merged(o, v, reused))
 	r.Reused, r.ReusedFrom = len(reused), o.When
 	return r
 }

@@ -139,6 +139,8 @@ type Options struct {
 	// environment or a file beside the binary, no directory); no test
 	// binary is kept; and a run's environment is its own directories, a
 	// fixed PATH, the locale and the time zone, nothing else of mutate's.
+	// A blind run's runs of the unmutated suite stop at a minute unless
+	// Timeout says otherwise (see baselineTimeout).
 	Blind bool
 	// Sealed says that the tests of a Blind run cannot read their
 	// environment, files or memory they were not handed (a learner's
@@ -150,9 +152,6 @@ type Options struct {
 	// Hide are directories that test binaries must not see (the grader's
 	// checkout): each sandbox covers them with an empty one.
 	Hide []string
-	// BaselineLimit bounds each run of the unmutated suite when Timeout
-	// is zero; zero is go test's own default, 10 minutes.
-	BaselineLimit time.Duration
 
 	// First, if set, runs the mutants in two stages over one baseline:
 	// those First returns true for, then, once their verdicts are in, the

@@ -29,8 +29,13 @@ const (
 )
 
 // baselineLimit bounds the runs of the unmutated suite when Options.Timeout
-// is zero; it is go test's own default.
-const baselineLimit = 10 * time.Minute
+// is zero; it is go test's own default. A blind run's (a learner's file,
+// see Options.Blind) are bounded by blindBaselineLimit instead: a file's
+// tests take seconds, and one that hangs costs the grader this at most.
+const (
+	baselineLimit      = 10 * time.Minute
+	blindBaselineLimit = time.Minute
+)
 
 // Memory limits of a test binary when Options.Memory is zero: MemoryFactor
 // times the baseline's peak, at least MemoryFloor (see memoryLimit).
@@ -183,13 +188,14 @@ func blindLimits() gotest.BuildLimits {
 }
 
 // baselineTimeout is the limit of each run of the unmutated suite: the
-// configured -timeout, else Options.BaselineLimit, else baselineLimit.
+// configured -timeout, else blindBaselineLimit for a blind run, else
+// baselineLimit.
 func baselineTimeout(cfg config) time.Duration {
 	switch {
 	case cfg.Timeout > 0:
 		return cfg.Timeout
-	case cfg.BaselineLimit > 0:
-		return cfg.BaselineLimit
+	case cfg.Blind:
+		return blindBaselineLimit
 	}
 	return baselineLimit
 }

@@ -112,8 +112,8 @@ func TestLimits_EachFollowsItsRule(t *testing.T) {
 		got, want time.Duration
 	}{
 		{"baseline, default", baselineTimeout(config{}), baselineLimit},
-		{"baseline, BaselineLimit", baselineTimeout(config{Options: Options{BaselineLimit: time.Minute}}), time.Minute},
-		{"baseline, -timeout over BaselineLimit", baselineTimeout(config{Options: Options{Timeout: 7 * time.Second, BaselineLimit: time.Minute}}), 7 * time.Second},
+		{"baseline of a blind run (a learner's file)", baselineTimeout(config{Options: Options{Blind: true}}), time.Minute},
+		{"baseline of a blind run, -timeout", baselineTimeout(config{Options: Options{Timeout: 7 * time.Second, Blind: true}}), 7 * time.Second},
 		{"coverage of a fast test: its own share", coverLimit(config{}, b, "TestFast"), TimeoutFactor*10*time.Millisecond + TimeoutSlack},
 		{"coverage of a slow test: at most the mutant's", coverLimit(config{}, b, "TestSlow"), TimeoutFactor*2*time.Second + TimeoutSlack},
 		{"coverage with -timeout", coverLimit(config{Options: Options{Timeout: 3 * time.Second}}, b, "TestFast"), 3 * time.Second},

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
@@ -36,9 +35,8 @@ type Config struct {
 	// Wheats are the ids of the set's wheats.
 	Wheats map[string]bool
 	// Options say how the runs go. GradeFiles makes them blind (see
-	// harness.Options.Blind), hides the grader's checkout, leaves the
-	// cache out, and bounds the runs of a file on the package by
-	// baselineLimit unless they say otherwise.
+	// harness.Options.Blind, which also bounds the runs of a file on the
+	// package), hides the grader's checkout, and leaves the cache out.
 	Options harness.Options
 	Engine  Engine
 }
@@ -58,11 +56,6 @@ type Engine struct {
 	// checkHere.
 	Check func(context.Context, CheckRequest) (yamlfile.Errors, error)
 }
-
-// baselineLimit bounds each run of a learner's file on the package (and
-// after the mutants), unless Options.Timeout says otherwise: a file's
-// tests take seconds, and one that hangs costs the grader this at most.
-const baselineLimit = time.Minute
 
 // maxFileSize bounds a learner's test file.
 const maxFileSize = 1 << 20
@@ -171,9 +164,6 @@ func newGrader(ctx context.Context, cfg Config) (*grader, error) {
 	// the run. A catalog that widens the imports gets a build for each.
 	g.opt.Sealed = len(cfg.Set.Tests.Imports) == 0
 	g.opt.Hide = append(g.opt.Hide, cfg.Set.Root)
-	if g.opt.BaselineLimit == 0 {
-		g.opt.BaselineLimit = baselineLimit
-	}
 	return g, nil
 }
 

@@ -9,13 +9,14 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// classify sets r's verdict from res, the run of the test binary with the
-// mutant active, by the evidence rule: a mutant is killed only by a test
-// that failed, or that was running when the binary died; it survives only
-// if every top-level test of the baseline (expected) reported and none
-// failed; a run that ends otherwise, with no test to blame, crashed. A run
-// stopped at its limit is a timeout, whose failing tests, if some failed
-// before, are partial. (The failures are confirmed afterwards, see
+// classify records in v what res, the run of the test binary with the
+// mutant active, shows (see evidence), and decides v's status from it,
+// by the evidence rule: a mutant is killed only by a test that failed, or
+// that was running when the binary died; it survives only if every
+// top-level test of the baseline (expected) reported and none failed; a
+// run that ends otherwise, with no test to blame, crashed. A run stopped
+// at its limit is a timeout, whose failing tests, if some failed before,
+// are partial. (The failures are confirmed afterwards, see
 // mutantRun.confirm.)
 //
 // base is the baseline's run: a test that passed there and skips here is
@@ -24,38 +25,43 @@ import (
 // reports every test passed but did not finish crashed. A run whose events
 // cannot be the testing package's (see gotest.Result.Forged) crashed too:
 // it is never a kill by a test that passed, nor a survival.
-func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expected []string, lim limits) {
+func classify(v *verdict, res *gotest.Result, base *gotest.Result, expected []string, lim limits) {
+	v.seen = evidence{}
+	defer v.decide()
 	failed, running := res.Failed(), res.Unfinished()
 	switch {
 	case res.Forged != "":
-		r.Status, r.Output = report.Crashed, res.Output
-		r.Reason = "the test binary printed a report that the testing package cannot have written (" + res.Forged + "): the code under test wrote test framing"
+		v.seen.crash, v.Output = crashForged, res.Output
+		v.Reason = "the test binary printed a report that the testing package cannot have written (" + res.Forged + "): the code under test wrote test framing"
 	case res.Lost != "":
-		r.Status, r.Output = report.Crashed, res.Output
-		r.Reason = res.Lost + ", killed from outside, twice: detected, but by no test"
+		v.seen.crash, v.Output = crashLost, res.Output
+		v.Reason = res.Lost + ", killed from outside, twice: detected, but by no test"
 	case res.TimedOut:
-		r.Status, r.Running, r.SpinsAlone = report.Timeout, running, res.OverCPU
-		if res.OverMemory {
-			r.Status = report.OutOfMemory
+		v.seen.stop, v.Running, v.SpinsAlone = stopWall, running, res.OverCPU
+		switch {
+		case res.OverMemory:
+			v.seen.stop = stopMemory
+		case res.OverCPU:
+			v.seen.stop = stopCPU
 		}
-		r.Reason = lim.stopped(res)
+		v.Reason = lim.stopped(res)
 		if len(running) > 0 {
-			r.Reason += " while " + strings.Join(running, ", ") + " ran"
+			v.Reason += " while " + strings.Join(running, ", ") + " ran"
 		}
 		for _, name := range failed {
-			r.AddFailure(name, res.Message(name))
+			v.AddFailure(name, res.Message(name))
 		}
-		r.Partial = len(failed) > 0
+		v.Partial = len(failed) > 0
 	case len(failed) > 0 || len(running) > 0:
-		r.Status = report.Killed
+		v.seen.failed = true
 		for _, name := range failed {
-			r.AddFailure(name, res.Message(name))
+			v.AddFailure(name, res.Message(name))
 		}
 		// The binary ended while these tests ran, before they reported:
 		// one of them, or what it started, ended it (see confirm).
-		addDied(r, res, running)
+		addDied(&v.Mutant, res, running)
 		if len(running) > 0 {
-			r.Output = res.Output
+			v.Output = res.Output
 		}
 	default:
 		var missing []string
@@ -66,25 +72,23 @@ func classify(r *report.Mutant, res *gotest.Result, base *gotest.Result, expecte
 		}
 		switch {
 		case len(missing) == len(expected) && len(expected) > 0:
-			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s before any test ran", res.Ended())
+			v.seen.crash, v.Reason = crashBeforeTests, fmt.Sprintf("the test binary %s before any test ran", res.Ended())
 		case len(missing) > 0:
-			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s between tests: %d of %d never ran, %s first",
+			v.seen.crash, v.Reason = crashBetweenTests, fmt.Sprintf("the test binary %s between tests: %d of %d never ran, %s first",
 				res.Ended(), len(missing), len(expected), missing[0])
 		case !passed(res):
-			r.Status, r.Reason = report.Crashed, fmt.Sprintf("the test binary %s after every test passed", res.Ended())
+			v.seen.crash, v.Reason = crashAfterPass, fmt.Sprintf("the test binary %s after every test passed", res.Ended())
 		case base != nil && base.Finished && !res.Finished:
-			r.Status = report.Crashed
-			r.Reason = "the test binary reported that every test passed and exited 0, but the testing package never finished its run: the code under test wrote the report, and ended the binary"
+			v.seen.crash = crashUnfinished
+			v.Reason = "the test binary reported that every test passed and exited 0, but the testing package never finished its run: the code under test wrote the report, and ended the binary"
 		default:
-			if r.SkippedTests = skippedNow(res, base); len(r.SkippedTests) > 0 {
-				r.Status = report.Skipped
-				r.Reason = fmt.Sprintf("no test failed, but %s that passed without the mutant skipped under it", text.Count(len(r.SkippedTests), "test", "tests"))
-				return
+			if v.SkippedTests = skippedNow(res, base); len(v.SkippedTests) > 0 {
+				v.seen.skipped = true
+				v.Reason = fmt.Sprintf("no test failed, but %s that passed without the mutant skipped under it", text.Count(len(v.SkippedTests), "test", "tests"))
 			}
-			r.Status = report.Survived
 			return
 		}
-		r.Output = res.Output
+		v.Output = res.Output
 	}
 }
 

@@ -69,8 +69,9 @@ func TestClassify_EvidenceRule(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.res.TimedOut = tc.timedOut
-			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
-			classify(&r, tc.res, nil, expected, limits{wall: 5 * time.Second, cpu: 1500 * time.Millisecond})
+			v := newVerdict()
+			classify(&v, tc.res, nil, expected, limits{wall: 5 * time.Second, cpu: 1500 * time.Millisecond})
+			r := v.Mutant
 			if r.Status != tc.status || !slices.Equal(r.FailedTests, append([]string{}, tc.failed...)) || r.Reason != tc.reason {
 				t.Fatalf("classify() = %s %v %q; want %s %v %q", r.Status, r.FailedTests, r.Reason, tc.status, tc.failed, tc.reason)
 			}
@@ -127,8 +128,9 @@ func TestClassify_ForgeriesAndSkips(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.res.Finished = tc.finished
-			r := report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
-			classify(&r, tc.res, base, expected, limits{wall: 5 * time.Second})
+			v := newVerdict()
+			classify(&v, tc.res, base, expected, limits{wall: 5 * time.Second})
+			r := v.Mutant
 			if r.Status != tc.status || r.Reason != tc.reason || !slices.Equal(r.SkippedTests, tc.skipped) || len(r.FailedTests) != 0 {
 				t.Fatalf("classify() = %s %q, skipped %v, failed %v; want %s %q, skipped %v, none failed", r.Status, r.Reason, r.SkippedTests, r.FailedTests, tc.status, tc.reason, tc.skipped)
 			}

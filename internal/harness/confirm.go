@@ -35,7 +35,7 @@ import (
 // to be flaky without any mutant is never confirmed, nor one whose
 // failure did not reproduce in an earlier attempt at the same mutant
 // (m.flaky).
-func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []string, res *gotest.Result, ran []string) error {
+func (m *mutantRun) confirm(ctx context.Context, v *verdict, group []string, res *gotest.Result, ran []string) error {
 	c := &confirmation{m: m, v: v, ran: ran, byTop: map[string][]string{}, died: map[string]bool{}}
 	for _, name := range v.FailedTests {
 		if top := topLevel(name); !m.b.refs.isFlaky(top) && !m.flaky[top] {
@@ -70,7 +70,7 @@ func (m *mutantRun) confirm(ctx context.Context, v *report.Mutant, group []strin
 // confirmation is the confirmation of one mutant's failing tests.
 type confirmation struct {
 	m     *mutantRun
-	v     *report.Mutant
+	v     *verdict
 	ran   []string            // the tests of the run they failed in
 	byTop map[string][]string // the failing tests to confirm, by top-level test
 	died  map[string]bool     // running when the binary died, with no outcome
@@ -218,9 +218,10 @@ func (c *confirmation) inGrouping(ctx context.Context, group []string) error {
 	}
 	if len(c.confirmed) == 0 && len(c.again) == 0 && !passed(res) && len(res.Failed()) == 0 && passed(ref) {
 		v := c.v
-		v.Status, v.Running = report.Crashed, res.Unfinished()
+		v.seen.crash, v.Running = crashBystanders, res.Unfinished()
 		v.Reason = fmt.Sprintf("the test binary %s while %s ran, and again when run again; none of them fails alone", res.Ended(), strings.Join(c.bystanders, ", "))
 		v.Output = res.Output
+		v.decide()
 	}
 	return nil
 }
@@ -240,6 +241,8 @@ func (c *confirmation) keep() {
 	}
 	v.FailedTests, v.Failures = failed, failures
 	slices.Sort(v.FlakyTests)
+	v.seen.failed = len(failed) > 0
+	v.decide()
 }
 
 func sortedCopy(s []string) []string {

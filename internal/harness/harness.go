@@ -37,8 +37,10 @@
 //   - schedule.go: the mutants, -j at a time, and the report; limits.go:
 //     each run's time, CPU and memory limits; phases.go: the early-kill
 //     phases, likeliest killer first.
-//   - mutant.go: one mutant's runs; classify.go: a run's verdict;
-//     confirm.go: a kill confirmed, with the references it needs.
+//   - mutant.go: one mutant's runs; classify.go: what a run of its tests
+//     shows; confirm.go: a kill confirmed, with the references it needs;
+//     decide.go: a mutant's status, from what those steps saw, decided
+//     in one function.
 //   - exec.go: one run of a test binary, in a run directory of its own
 //     (rundir.go) and in namespaces of its own (package sandbox), under
 //     a scratch directory (scratch.go) that no run outlives.

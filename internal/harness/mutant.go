@@ -66,7 +66,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	start := time.Now()
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	if msgs, ok := b.invalid[a.Mutant.ID]; ok {
-		r.Status, r.Output = report.BuildFailed, msgs
+		r.Status, r.Output = decide(evidence{unbuilt: true}), msgs
 		return r, nil
 	}
 	m := &mutantRun{cfg: cfg, p: p, b: b, a: a, limit: limit, k: k,
@@ -86,7 +86,7 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 		m.ref, m.refEnv = sb.bin, sb.env("")
 	}
 	if !cfg.everyTest() && !covered {
-		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
+		r.Status, r.Reason = decide(evidence{unreached: true}), "no test reaches its site"
 		return r, nil
 	}
 	// With outcomes kept from an earlier run (see reuse.go), only the
@@ -94,13 +94,13 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 	// none did.
 	o, rerun, reusing := m.kept()
 	if reusing && len(rerun) == 0 {
-		return m.withOutcomes(r, o, report.Mutant{Status: report.Survived, FailedTests: []string{}, Failures: []report.Failure{}}, nil), nil
+		return m.withOutcomes(r, o, newVerdict(), nil), nil
 	}
 	if m.bin == "" {
 		bin, err := p.build(ctx, cfg, dir, map[string][]byte{a.File: a.Mutated}, false)
 		var be *gotest.BuildError
 		if errors.As(err, &be) {
-			r.Status, r.Output = report.BuildFailed, be.Output
+			r.Status, r.Output = decide(evidence{unbuilt: true}), be.Output
 			return r, nil
 		}
 		if err != nil {
@@ -123,22 +123,22 @@ func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mut
 			return r, err
 		}
 	}
-	r = withRun(r, v)
 	switch {
-	case m.fast && r.Status == report.Killed:
-		k.record(a.Mutant.Target, a.Line, r.FailedTests)
-	case r.Status == report.Survived && known && !covered:
+	case m.fast && v.Status == report.Killed:
+		k.record(a.Mutant.Target, a.Line, v.FailedTests)
+	case v.Status == report.Survived && known && !covered:
 		// Every test ran, and none reaches the site.
-		r.Status, r.Reason = report.NotCovered, "no test reaches its site"
-	case r.Status == report.Survived && a.Mutant.Generated() && !known && r.Reason == "":
-		r.Reason = "whether a test reaches its site is not known: " + b.noCoverage
+		v.seen.unreached, v.Reason = true, "no test reaches its site"
+		v.decide()
+	case v.Status == report.Survived && a.Mutant.Generated() && !known && v.Reason == "":
+		v.Reason = "whether a test reaches its site is not known: " + b.noCoverage
 	}
-	return r, nil
+	return withRun(r, v), nil
 }
 
 // withRun returns r, a mutant's result before it ran, with what its runs
 // decided (v): its status, failing tests and their evidence, and times.
-func withRun(r, v report.Mutant) report.Mutant {
+func withRun(r report.Mutant, v verdict) report.Mutant {
 	r.Status, r.FailedTests, r.Failures, r.FlakyTests = v.Status, v.FailedTests, v.Failures, v.FlakyTests
 	r.Reason, r.Running, r.Output, r.Partial, r.SkippedTests = v.Reason, v.Running, v.Output, v.Partial, v.SkippedTests
 	r.SpinsAlone = v.SpinsAlone && v.Status == report.Timeout
@@ -150,7 +150,7 @@ func withRun(r, v report.Mutant) report.Mutant {
 // whose only failures were flaky, and returns the verdict the two bear. A
 // test whose failure did not reproduce is flaky for this mutant: failing
 // again, and even reproducing then, it is still no killer.
-func (m *mutantRun) again(ctx context.Context, v report.Mutant) (report.Mutant, error) {
+func (m *mutantRun) again(ctx context.Context, v verdict) (verdict, error) {
 	m.flaky = map[string]bool{}
 	for _, name := range v.FlakyTests {
 		m.flaky[topLevel(name)] = true
@@ -164,7 +164,8 @@ func (m *mutantRun) again(ctx context.Context, v report.Mutant) (report.Mutant, 
 	again.TestSeconds += v.TestSeconds
 	switch {
 	case stillUnconfirmed:
-		again.Status, again.Reason = report.Flaky, m.flakyReason(first, second)
+		again.seen.unconfirmed, again.Reason = true, m.flakyReason(first, second)
+		again.decide()
 	case again.Status == report.Survived:
 		// Two outcomes: tests failed in the first run and did not fail
 		// again, and the second run passed. The verdict is the one the
@@ -225,8 +226,8 @@ func newResult(p *prepared, a *mutation.Applied) report.Mutant {
 // attempt runs the mutant's tests (by phases, for an early kill) and
 // confirms what failed. unconfirmed says that tests failed and none was
 // confirmed.
-func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed bool, err error) {
-	v = report.Mutant{FailedTests: []string{}, Failures: []report.Failure{}}
+func (m *mutantRun) attempt(ctx context.Context) (v verdict, unconfirmed bool, err error) {
+	v = newVerdict()
 	phases := [][]string{m.tests}
 	var durations map[string]float64
 	if m.fast {
@@ -297,7 +298,7 @@ func (m *mutantRun) attempt(ctx context.Context) (v report.Mutant, unconfirmed b
 // failures to v: a crash in one test does not hide what the tests after
 // it would have said, and the failing set is whole. A run that dies again
 // is completed the same way; one in which no test reports at all ends it.
-func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string) error {
+func (m *mutantRun) complete(ctx context.Context, v *verdict, res *gotest.Result, expected []string) error {
 	for range len(expected) {
 		var missing []string
 		for _, name := range expected {
@@ -319,7 +320,7 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 			case gotest.Fail:
 				v.AddFailure(name, next.Message(name))
 			case "":
-				addDied(v, next, []string{name})
+				addDied(&v.Mutant, next, []string{name})
 			}
 			reported = true
 		}
@@ -328,7 +329,7 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 		}
 		res, expected = next, missing
 	}
-	sortFailures(v)
+	sortFailures(&v.Mutant)
 	return nil
 }
 
@@ -347,7 +348,7 @@ func (m *mutantRun) complete(ctx context.Context, v *report.Mutant, res *gotest.
 // only slower than its limit). A mutant that hangs policy.SettleHangs tests
 // alone hangs most of the suite: the tests after those are not tried, and
 // the set stays partial.
-func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Result, expected []string, lim limits) error {
+func (m *mutantRun) settle(ctx context.Context, v *verdict, res *gotest.Result, expected []string, lim limits) error {
 	var failed, pending, hung []string
 	for _, top := range expected {
 		switch t := res.Tests[top]; {
@@ -388,11 +389,14 @@ func (m *mutantRun) settle(ctx context.Context, v *report.Mutant, res *gotest.Re
 		v.Running = slices.Concat(hung, res.Unfinished())
 		v.Reason = fmt.Sprintf("%s; %s not tried alone", reason, text.Count(len(pending), "other test", "others"))
 	case len(hung) == 0:
-		v.Status, v.Reason, v.Running, v.Partial = report.Killed, "", nil, false
+		// The run as a whole was only slower than its limit.
+		v.Reason, v.Running, v.Partial = "", nil, false
+		v.seen.stop, v.seen.failed = noStop, len(v.FailedTests) > 0
+		v.decide()
 	default:
 		v.Reason, v.Running, v.Partial = reason, hung, false
 	}
-	sortFailures(v)
+	sortFailures(&v.Mutant)
 	return nil
 }
 

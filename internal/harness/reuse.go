@@ -124,7 +124,7 @@ func (ru *reuse) rerun(id string, o cache.Outcomes, tests []string) []string {
 // merged returns the result of a run of the tests ran under the mutant of
 // o (v), with the outcomes o keeps of the tests reused (see reused): their
 // failures, and the status they give together.
-func merged(o cache.Outcomes, v report.Mutant, reused []string) report.Mutant {
+func merged(o cache.Outcomes, v verdict, reused []string) verdict {
 	r := v
 	r.Failures = slices.Clone(v.Failures)
 	for _, f := range o.Mutant.Failures {
@@ -132,11 +132,12 @@ func merged(o cache.Outcomes, v report.Mutant, reused []string) report.Mutant {
 			r.Failures = append(r.Failures, f)
 		}
 	}
-	sortFailures(&r)
-	r.Status, r.Reason = report.Survived, v.Reason
-	if len(r.FailedTests) > 0 {
-		r.Status, r.Reason = report.Killed, ""
+	sortFailures(&r.Mutant)
+	r.seen = evidence{failed: len(r.FailedTests) > 0}
+	if r.seen.failed {
+		r.Reason = ""
 	}
+	r.decide()
 	return r
 }
 
@@ -193,7 +194,7 @@ func (m *mutantRun) kept() (o cache.Outcomes, rerun []string, reusing bool) {
 // others: it can when it is a kill or a survival with every failure
 // confirmed, and the sampled test, if it is this mutant's, failed again.
 // Otherwise the mutant runs every test, as with no outcomes kept.
-func (m *mutantRun) attemptReusing(ctx context.Context, o cache.Outcomes, rerun []string) (report.Mutant, bool, error) {
+func (m *mutantRun) attemptReusing(ctx context.Context, o cache.Outcomes, rerun []string) (verdict, bool, error) {
 	all := m.tests
 	m.tests = rerun
 	defer func() { m.tests = all }()
@@ -213,7 +214,7 @@ func (m *mutantRun) attemptReusing(ctx context.Context, o cache.Outcomes, rerun 
 
 // withOutcomes returns r with the result of the run of the tests rerun
 // (v) merged with the outcomes o keeps of the others (see merged).
-func (m *mutantRun) withOutcomes(r report.Mutant, o cache.Outcomes, v report.Mutant, rerun []string) report.Mutant {
+func (m *mutantRun) withOutcomes(r report.Mutant, o cache.Outcomes, v verdict, rerun []string) report.Mutant {
 	reused := m.cfg.reuse.reused(o, m.b.Result.TopLevel(), rerun)
 	r = withRun(r, merged(o, v, reused))
 	r.Reused, r.ReusedFrom = len(reused), o.When

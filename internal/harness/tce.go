@@ -211,7 +211,7 @@ func (t *tceResult) apply(p *prepared, results []report.Mutant, missing []int) (
 		switch j, dup := t.twin[i]; {
 		case t.equivalent[i]:
 			results[i] = newResult(p, p.Applied[i])
-			results[i].Status, results[i].Reason = report.Equivalent, "it compiles to the reference's code"
+			results[i].Status, results[i].Reason = decide(evidence{equivalent: true}), "it compiles to the reference's code"
 		case dup:
 			results[i] = newResult(p, p.Applied[i])
 			if dups == nil {
@@ -235,7 +235,7 @@ func (t *tceResult) settle(p *prepared, results []report.Mutant) {
 	}
 	for i := range t.equivalent {
 		results[i] = newResult(p, p.Applied[i])
-		results[i].Status, results[i].Reason = report.Equivalent, "it compiles to the reference's code"
+		results[i].Status, results[i].Reason = decide(evidence{equivalent: true}), "it compiles to the reference's code"
 	}
 	for i, j := range t.twin {
 		results[i] = duplicate(results[i], results[j])

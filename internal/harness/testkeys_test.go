@@ -250,12 +250,12 @@ func TestMerged_KeepsTheFailuresOfUnchangedTestsOnly(t *testing.T) {
 	if !slices.Equal(reused, []string{"TestA", "TestC"}) {
 		t.Fatalf("reused %v, want TestA and TestC", reused)
 	}
-	ran := report.Mutant{Status: report.Killed, FailedTests: []string{"TestD"}, Failures: []report.Failure{{Test: "TestD", Message: "d"}}}
+	ran := verdict{Mutant: report.Mutant{Status: report.Killed, FailedTests: []string{"TestD"}, Failures: []report.Failure{{Test: "TestD", Message: "d"}}}, seen: evidence{failed: true}}
 	got := merged(o, ran, reused)
 	if got.Status != report.Killed || !slices.Equal(got.FailedTests, []string{"TestA/sub", "TestD"}) || got.Failures[0].Message != "a" {
 		t.Errorf("merged: %s %v %v; want killed by TestA/sub (kept) and TestD (run)", got.Status, got.FailedTests, got.Failures)
 	}
-	passed := report.Mutant{Status: report.Survived, FailedTests: []string{}, Failures: []report.Failure{}}
+	passed := newVerdict()
 	if got := merged(o, passed, []string{"TestC"}); got.Status != report.Survived || len(got.FailedTests) != 0 {
 		t.Errorf("merged with no kept failure: %s %v; want survived", got.Status, got.FailedTests)
 	}

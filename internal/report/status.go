@@ -38,7 +38,7 @@ const (
 
 // statusDef is one status: what it means and how every output shows it.
 // Adding a status is adding a row to statuses (and teaching the harness's
-// classifier when to give it).
+// decide, internal/harness/decide.go, when to give it).
 type statusDef struct {
 	status Status
 	// detected: the suite caught the mutant, in the score's numerator.

@@ -24,11 +24,11 @@ type CSVWriter struct {
 // NewCSVWriter returns a CSVWriter to w.
 func NewCSVWriter(w io.Writer) *CSVWriter { return &CSVWriter{csv.NewWriter(w)} }
 
-// Write writes one record, each cell through CSVCell.
+// Write writes one record, each cell through csvCell.
 func (w *CSVWriter) Write(record []string) error {
 	cells := make([]string, len(record))
 	for i, c := range record {
-		cells[i] = CSVCell(c)
+		cells[i] = csvCell(c)
 	}
 	return w.w.Write(cells)
 }
@@ -40,9 +40,9 @@ func (w *CSVWriter) Flush() error {
 	return w.w.Error()
 }
 
-// CSVCell returns s as a cell a spreadsheet shows as text: after a single
+// csvCell returns s as a cell a spreadsheet shows as text: after a single
 // quote if it begins with a character that starts a formula.
-func CSVCell(s string) string {
+func csvCell(s string) string {
 	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
 		return "'" + s
 	}

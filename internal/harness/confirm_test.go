@@ -641,7 +641,7 @@ func TestConfirm_ASpinningMutantStopsAtItsCPULimit(t *testing.T) {
 	if m.Status != report.Timeout || m.Reason != "stopped at the limit of 1s of CPU time while TestMax ran" {
 		t.Fatalf("mutant = %s %q; want a timeout at the CPU limit of 1s while TestMax ran", m.Status, m.Reason)
 	}
-	if got, want := r.cpuLimits("m"), []time.Duration{CPUSlack}; !slices.Equal(got, want) {
+	if got, want := r.cpuLimits("m"), []time.Duration{cpuSlack}; !slices.Equal(got, want) {
 		t.Errorf("CPU limits of the mutant's runs = %v, want %v (one run, not raised: the reference used none)", got, want)
 	}
 }
@@ -663,7 +663,7 @@ func TestConfirm_ACPULimitBelowTheReferencesOwnNeedIsRaised(t *testing.T) {
 	if m := rep.Mutants[0]; m.Status != report.Survived || m.Reason != "" {
 		t.Fatalf("mutant = %s %q; want survived (it needs 3s of CPU time, within ten times the reference's 0.5s plus 1s)", m.Status, m.Reason)
 	}
-	if got, want := r.cpuLimits("m"), []time.Duration{CPUSlack, 6 * time.Second}; !slices.Equal(got, want) {
+	if got, want := r.cpuLimits("m"), []time.Duration{cpuSlack, 6 * time.Second}; !slices.Equal(got, want) {
 		t.Errorf("CPU limits of the mutant's runs = %v, want %v", got, want)
 	}
 }
@@ -686,7 +686,7 @@ func TestConfirm_AKnownReferenceSetsTheCPULimitAtOnce(t *testing.T) {
 			t.Errorf("%s = %s %q; want survived (it needs 3s of CPU time, within ten times the reference's 0.5s plus 1s)", m.ID, m.Status, m.Reason)
 		}
 	}
-	if got, want := r.cpuLimits("m1"), []time.Duration{CPUSlack, 6 * time.Second}; !slices.Equal(got, want) {
+	if got, want := r.cpuLimits("m1"), []time.Duration{cpuSlack, 6 * time.Second}; !slices.Equal(got, want) {
 		t.Errorf("CPU limits of m1's runs = %v, want %v", got, want)
 	}
 	if got, want := r.cpuLimits("m2"), []time.Duration{6 * time.Second}; !slices.Equal(got, want) {

@@ -526,19 +526,19 @@ func (p *prepared) checkTree(who string) error {
 	if len(list) > show {
 		list = append(list[:show:show], fmt.Sprintf("… and %d more", len(changed)-show))
 	}
-	return &TreeChangedError{Who: who, Paths: changed, shown: list}
+	return &treeChangedError{Who: who, Paths: changed, shown: list}
 }
 
-// TreeChangedError is returned when the module's files changed during a
+// treeChangedError is returned when the module's files changed during a
 // run: by a mutant that writes where it should not, or by an edit made
 // meanwhile. No verdict of such a run can be trusted.
-type TreeChangedError struct {
+type treeChangedError struct {
 	Who   string   // the runs that were going on
 	Paths []string // "path (new|removed|modified)", relative to the module root
 	shown []string
 }
 
-func (e *TreeChangedError) Error() string {
+func (e *treeChangedError) Error() string {
 	return fmt.Sprintf("the source tree changed while %s ran; no verdict of this run can be trusted (restore the files and run again):\n  %s",
 		e.Who, strings.Join(e.shown, "\n  "))
 }

@@ -20,12 +20,12 @@ import (
 
 // Limits of a mutant's test run when Options.Timeout is zero: this many
 // times the baseline's test run, plus TimeoutSlack; and, on Linux, this
-// many times the baseline's test run on every CPU, plus CPUSlack, of CPU
+// many times the baseline's test run on every CPU, plus cpuSlack, of CPU
 // time (see limitsOf).
 const (
 	TimeoutFactor = 10
 	TimeoutSlack  = 5 * time.Second
-	CPUSlack      = time.Second
+	cpuSlack      = time.Second
 )
 
 // baselineLimit bounds the runs of the unmutated suite when Options.Timeout
@@ -144,25 +144,25 @@ func baselineMemory(opt Options) int64 {
 
 // cpuLimit returns the CPU time that a run of tests that took base in the
 // baseline may use, in a binary that had used start before its first
-// test: TimeoutFactor times start and base on every CPU, plus CPUSlack.
+// test: TimeoutFactor times start and base on every CPU, plus cpuSlack.
 // A run that does what the baseline's did cannot use more than base on
 // each CPU after its start, however loaded the machine (a load stretches
 // its wall time, not its CPU time); one past this limit spins, and is
 // stopped in about a second instead of TimeoutSlack. A waiting test uses
 // none: only the wall limit ends a deadlock.
 func cpuLimit(base, start time.Duration) time.Duration {
-	return TimeoutFactor*(base*time.Duration(runtime.NumCPU())+start) + CPUSlack
+	return TimeoutFactor*(base*time.Duration(runtime.NumCPU())+start) + cpuSlack
 }
 
 // cpuNeed returns the CPU limit that the reference's run ref of some tests
 // asks of a mutant's run of the same tests: TimeoutFactor times its CPU
-// time, plus CPUSlack; 0, no CPU limit, when ref was stopped at its own
+// time, plus cpuSlack; 0, no CPU limit, when ref was stopped at its own
 // limit (its CPU time is then not the whole run's).
 func cpuNeed(ref *gotest.Result) time.Duration {
 	if ref.TimedOut {
 		return 0
 	}
-	return TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + CPUSlack
+	return TimeoutFactor*time.Duration(ref.CPU*float64(time.Second)) + cpuSlack
 }
 
 // blindBuildLimits bound each build of a blind run (a learner's file, see

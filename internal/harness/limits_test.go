@@ -58,8 +58,8 @@ func TestCPULimit_TenTimesTheTestsOnEveryCPUAndTheStartPlusASecond(t *testing.T)
 	if got, want := cpuLimit(20*time.Millisecond, 40*time.Millisecond), 10*(20*time.Millisecond*cpus+40*time.Millisecond)+time.Second; got != want {
 		t.Errorf("cpuLimit(20ms, start 40ms) = %v, want %v", got, want)
 	}
-	if got := cpuLimit(0, 0); got != CPUSlack {
-		t.Errorf("cpuLimit(0, 0) = %v, want CPUSlack, %v", got, CPUSlack)
+	if got := cpuLimit(0, 0); got != cpuSlack {
+		t.Errorf("cpuLimit(0, 0) = %v, want cpuSlack, %v", got, cpuSlack)
 	}
 }
 
@@ -117,7 +117,7 @@ func TestLimits_EachFollowsItsRule(t *testing.T) {
 		{"coverage of a fast test: its own share", coverLimit(config{}, b, "TestFast"), TimeoutFactor*10*time.Millisecond + TimeoutSlack},
 		{"coverage of a slow test: at most the mutant's", coverLimit(config{}, b, "TestSlow"), TimeoutFactor*2*time.Second + TimeoutSlack},
 		{"coverage with -timeout", coverLimit(config{Options: Options{Timeout: 3 * time.Second}}, b, "TestFast"), 3 * time.Second},
-		{"CPU a reference's run asks", cpuNeed(&gotest.Result{CPU: 0.3}), TimeoutFactor*300*time.Millisecond + CPUSlack},
+		{"CPU a reference's run asks", cpuNeed(&gotest.Result{CPU: 0.3}), TimeoutFactor*300*time.Millisecond + cpuSlack},
 		{"CPU a stopped reference's run asks: none", cpuNeed(&gotest.Result{CPU: 0.3, TimedOut: true}), 0},
 	} {
 		if tc.got != tc.want {

@@ -238,9 +238,9 @@ func Compare(f *File, rep *report.Report, credit Credit) *Score {
 	return s
 }
 
-// InvalidScore is the score of a file that could not be compared with
+// invalidScore is the score of a file that could not be compared with
 // rep's mutants: every prediction missing, nothing earned, and why.
-func InvalidScore(inv Invalid, rep *report.Report) *Score {
+func invalidScore(inv Invalid, rep *report.Report) *Score {
 	s := &Score{File: inv.File, Learner: inv.Learner, Total: len(rep.Mutants), Credit: CreditExact, Problems: inv.Problems}
 	for _, m := range rep.Mutants {
 		o := Outcome{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, NotPredicted: true, MaxPoints: m.Worth()}

@@ -250,7 +250,7 @@ func (c *Class) Submission(rep *report.Report) (*Score, error) {
 	case len(c.Scores) == 1 && len(c.Invalid) == 0:
 		return c.Scores[0], nil
 	case len(c.Scores) == 0 && len(c.Invalid) == 1:
-		return InvalidScore(c.Invalid[0], rep), nil
+		return invalidScore(c.Invalid[0], rep), nil
 	case c.Learners() == 0 && c.Model != nil:
 		return c.Model, nil
 	}
@@ -349,7 +349,7 @@ func (o *Outputs) Paths() []string { return []string{o.HTML, o.CSV, o.Gradescope
 func (o *Outputs) Class(files []*File, invalid []Invalid, rep *report.Report, credit Credit) *Class {
 	invalid = slices.Clone(invalid)
 	for i := range invalid {
-		invalid[i].MaxPoints = InvalidScore(invalid[i], rep).MaxPoints
+		invalid[i].MaxPoints = invalidScore(invalid[i], rep).MaxPoints
 	}
 	var scores []*Score
 	for _, f := range files {

@@ -239,7 +239,7 @@ func classroom(t *testing.T, s *Score) classout.ClassroomResult {
 
 // An invalid file earns nothing, and every output says why.
 func TestInvalidScore(t *testing.T) {
-	s := InvalidScore(Invalid{File: "bob.yaml", Problems: []string{"bob.yaml:3:7: unknown mutant \"m9\""}}, gradedRun())
+	s := invalidScore(Invalid{File: "bob.yaml", Problems: []string{"bob.yaml:3:7: unknown mutant \"m9\""}}, gradedRun())
 	var gs, cr bytes.Buffer
 	if err := s.WriteGradescope(&gs, "visible"); err != nil {
 		t.Fatal(err)

@@ -134,8 +134,8 @@ func candidate(name string, kind Kind) bool {
 	return (ext == ".yaml" || ext == ".yml") && len(name) > len(ext)
 }
 
-// What names the file of kind, for a message.
-func What(kind Kind) string {
+// describe names the file of kind, for a message.
+func describe(kind Kind) string {
 	if kind == Tests {
 		return "test file (NAME_test.go)"
 	}
@@ -149,7 +149,7 @@ func (f *Found) Describe(kind Kind) string {
 	case 1:
 		return ""
 	case 0:
-		msg := "Not graded: no " + What(kind) + " was handed in"
+		msg := "Not graded: no " + describe(kind) + " was handed in"
 		if len(f.Others) > 0 {
 			msg += " (the submission holds " + quoteAll(f.Others) + ")"
 		} else {

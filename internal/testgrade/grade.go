@@ -381,7 +381,7 @@ func (g *grader) rename(rep *report.Report, file string) {
 
 // ungraded is the grade of a file that cannot be graded, for err.
 func (g *grader) ungraded(file string, err error) *Grade {
-	gr := Ungraded(file, err.Error(), g.plan.Pending(), g.cfg.Wheats)
+	gr := ungraded(file, err.Error(), g.plan.Pending(), g.cfg.Wheats)
 	gr.Err, gr.Withheld = err, g.cfg.Set.Withheld
 	return gr
 }

@@ -116,9 +116,9 @@ func (g *Grade) Exact() bool {
 	return g.Problem == "" && len(g.Invalid) == 0 && g.Caught == len(g.Chaffs)
 }
 
-// Ungraded is the grade of a file that could not be graded, for problem:
+// ungraded is the grade of a file that could not be graded, for problem:
 // nothing, out of the points of rep's chaffs, whatever their verdicts.
-func Ungraded(file, problem string, rep *report.Report, wheats map[string]bool) *Grade {
+func ungraded(file, problem string, rep *report.Report, wheats map[string]bool) *Grade {
 	pending := &report.Report{}
 	for _, m := range rep.Mutants {
 		pending.Mutants = append(pending.Mutants, report.Mutant{ID: m.ID, Step: m.Step, Title: m.Title, Points: m.Points})

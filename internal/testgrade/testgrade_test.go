@@ -52,7 +52,7 @@ func class() []*Grade {
 	return []*Grade{
 		ann,
 		New("bob_test.go", []string{"TestWords"}, nil, rep, wheats),
-		Ungraded("cy_test.go", "cy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence", rep, wheats),
+		ungraded("cy_test.go", "cy_test.go does not compile:\ncy_test.go:6:2: declared and not used: fence", rep, wheats),
 	}
 }
 

@@ -1,8 +1,10 @@
-// Package cli implements the mutate command: every command parses its
-// flags, selects its mutants (exercise.Select), runs them (harness.Run; a
-// learner's test files through testgrade.GradeFiles), writes the report
-// or the grades, and maps what it returns to an exit code (exit.go). Each
-// command is a file of its own.
+// Package cli implements the mutate command: Main finds the command that
+// its arguments name and runs it. Every command parses its flags, selects
+// its mutants (exercise.Select), runs them (harness.Run), writes the
+// report, and returns what package command maps to an exit code. The
+// commands of a run (run, list, show, template, report, merge, draft) are
+// here, a file each; those of a course (check, handout) are package
+// course's.
 package cli
 
 import (
@@ -16,7 +18,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/command"
+	"github.com/fencelab/fencelab/internal/course"
 	"github.com/fencelab/fencelab/internal/exercise"
+	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/report"
@@ -51,33 +56,29 @@ given with -mutants; each file names the package it mutates (-pkg
 overrides). mutate works from any directory of the module.
 `
 
-// call is one invocation of a command: where it prints, and what a
-// printed hint must repeat to work as printed.
-type call struct {
-	name           string // the command
-	stdout, stderr io.Writer
-	dir            string           // -C
-	started        time.Time        // when the command began
-	eng            testgrade.Engine // what selects and runs, for every command
-}
-
 // defaultEngine is the engine of the mutate command: exercise.Select,
 // harness.Run and harness.TestNames, the export data go builds, and a
 // learner's file type-checked in a process of its own. Tests replace it
 // with fakes.
 var defaultEngine = testgrade.Engine{Select: exercise.Select, Run: harness.Run, Baseline: harness.TestNames, Exports: exportFiles, Check: testgrade.CheckBounded}
 
+// exportFiles returns the export data that go builds for the packages at
+// paths in the module at dir.
+func exportFiles(ctx context.Context, dir string, paths []string) (map[string]string, error) {
+	return gotest.ExportFiles(ctx, dir, paths...)
+}
+
 // commands maps each command's name to the function that runs it.
-var commands = map[string]func(ctx context.Context, c *call, args []string) error{
+var commands = map[string]func(ctx context.Context, c *command.Call, args []string) error{
 	"list":     list,
 	"show":     show,
 	"run":      run,
 	"template": template,
-	"check":    check,
+	"check":    course.Check,
 	"report":   reportCmd,
 	"merge":    merge,
 	"draft":    draft,
-	"handout":  handoutCmd,
+	"handout":  course.Handout,
 }
 
 // Main runs the mutate command with args (without the program name) and
@@ -93,7 +94,7 @@ func mainWith(ctx context.Context, eng testgrade.Engine, args []string, stdout, 
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	dir := fs.String("C", "", "run in `dir` instead of the current directory")
 	if err := fs.Parse(args); err != nil {
-		return exitCode(ctx, &call{name: "", stderr: stderr}, err)
+		return command.ExitCode(ctx, &command.Call{Name: "", Stderr: stderr}, err)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "mutate: no command given\n\n%s", usage)
@@ -105,17 +106,17 @@ func mainWith(ctx context.Context, eng testgrade.Engine, args []string, stdout, 
 			return report.ExitError
 		}
 	}
-	c := &call{name: fs.Arg(0), stdout: stdout, stderr: stderr, dir: *dir, started: time.Now(), eng: eng}
+	c := &command.Call{Name: fs.Arg(0), Stdout: stdout, Stderr: stderr, Dir: *dir, Started: time.Now(), Eng: eng}
 	args = fs.Args()[1:]
-	if c.name == "help" {
-		return exitCode(ctx, c, help(ctx, c, args))
+	if c.Name == "help" {
+		return command.ExitCode(ctx, c, help(ctx, c, args))
 	}
-	cmd, ok := commands[c.name]
+	cmd, ok := commands[c.Name]
 	if !ok {
-		fmt.Fprintf(stderr, "mutate: unknown command %q%s\n\n%s", c.name, suggest.Hint(c.name, commandNames()), usage)
+		fmt.Fprintf(stderr, "mutate: unknown command %q%s\n\n%s", c.Name, suggest.Hint(c.Name, commandNames()), usage)
 		return report.ExitError
 	}
-	return exitCode(ctx, c, cmd(ctx, c, args))
+	return command.ExitCode(ctx, c, cmd(ctx, c, args))
 }
 
 // topics are the help pages that are not a command's.
@@ -130,14 +131,14 @@ var topics = map[string]func() string{
 
 // help prints the usage, or with a command's name that command's usage
 // and flags, or a topic, to stdout.
-func help(ctx context.Context, c *call, args []string) error {
+func help(ctx context.Context, c *command.Call, args []string) error {
 	switch len(args) {
 	case 0:
-		fmt.Fprint(c.stdout, usage)
+		fmt.Fprint(c.Stdout, usage)
 		return nil
 	case 1:
 		if topic, ok := topics[args[0]]; ok {
-			fmt.Fprint(c.stdout, topic())
+			fmt.Fprint(c.Stdout, topic())
 			return nil
 		}
 		cmd, ok := commands[args[0]]
@@ -146,19 +147,11 @@ func help(ctx context.Context, c *call, args []string) error {
 			return fmt.Errorf("unknown command or topic %q%s; there are: %s", args[0], suggest.Hint(args[0], names), strings.Join(names, ", "))
 		}
 		// A command asked for -h prints its usage to its stderr.
-		return cmd(ctx, &call{name: args[0], stdout: c.stdout, stderr: c.stdout, dir: c.dir, eng: c.eng}, []string{"-h"})
+		return cmd(ctx, &command.Call{Name: args[0], Stdout: c.Stdout, Stderr: c.Stdout, Dir: c.Dir, Eng: c.Eng}, []string{"-h"})
 	}
 	return fmt.Errorf("give one command, not %d", len(args))
 }
 
 func commandNames() []string {
 	return slices.Sorted(maps.Keys(commands))
-}
-
-// prefix starts the error messages of the call: "mutate run".
-func (c *call) prefix() string {
-	if c.name == "" {
-		return "mutate"
-	}
-	return "mutate " + c.name
 }

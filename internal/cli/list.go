@@ -5,26 +5,27 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-func list(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags]", "Print the mutants: step, id, target, kind (or operator) and title.")
-	var sel selection
-	sel.register(fs, false)
-	if err := parseFlagsOnly(fs, args); err != nil {
+func list(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags]", "Print the mutants: step, id, target, kind (or operator) and title.")
+	var sel command.Selection
+	sel.Register(fs, false)
+	if err := command.ParseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	// Listing needs the mutants only: nothing is applied or built.
-	plan, err := exercise.Choose(ctx, sel.of(nil))
+	plan, err := exercise.Choose(ctx, sel.Of(nil))
 	if err != nil {
-		return interrupted(ctx, err)
+		return command.Interrupted(ctx, err)
 	}
 	for _, note := range plan.Notes {
-		fmt.Fprintf(c.stderr, "mutate: %s\n", note)
+		fmt.Fprintf(c.Stderr, "mutate: %s\n", note)
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tID\tTARGET\tKIND\tTITLE")
 	for _, u := range plan.Units {
 		for _, m := range u.Mutants {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/report"
 	"github.com/fencelab/fencelab/internal/text"
@@ -19,17 +20,17 @@ or shards of different runs, are an error.
 ` + text.Wrap("Exit codes: "+report.ExitHelp("merge"), 78, "")
 
 // merge joins the results of the shards of a run.
-func merge(_ context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags] FILE...", mergeSummary)
-	var out outputs
-	out.register(fs)
-	if err := parse(fs, args); err != nil {
+func merge(_ context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags] FILE...", mergeSummary)
+	var out command.Outputs
+	out.Register(fs)
+	if err := command.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef(fs, "no result file given (mutate run -shard k/n -json writes one)")
+		return command.Usagef(fs, "no result file given (mutate run -shard k/n -json writes one)")
 	}
-	if err := out.check(); err != nil {
+	if err := out.Check(); err != nil {
 		return err
 	}
 	var shards []*report.Report
@@ -49,13 +50,13 @@ func merge(_ context.Context, c *call, args []string) error {
 		return err
 	}
 	show := func(id string) string {
-		sel := selection{pkg: rep.Package}
+		sel := command.Selection{Pkg: rep.Package}
 		for _, m := range rep.Mutants {
 			if m.ID == id {
-				sel.generate = m.Generated()
+				sel.Generate = m.Generated()
 			}
 		}
-		return c.showCommand(&sel, len(rep.Packages) > 0, id)
+		return c.ShowCommand(&sel, len(rep.Packages) > 0, id)
 	}
-	return out.write(c, root, rep, show)
+	return out.Write(c, root, rep, show)
 }

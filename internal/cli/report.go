@@ -10,6 +10,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/mutation"
 	"github.com/fencelab/fencelab/internal/predict"
@@ -33,19 +34,19 @@ The blocks lie between <!-- BEGIN mutate report: NAME --> and
 ` + text.Wrap("With -check the difference is printed. Exit codes: "+report.ExitHelp("report"), 78, "")
 
 // reportCmd regenerates the generated blocks of a report document.
-func reportCmd(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags]", reportSummary)
+func reportCmd(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags]", reportSummary)
 	var f reportFlags
 	f.catalog = fs.String("mutants", "", "the catalog `file` whose report section says what to generate (default: the module's "+exercise.Catalog+")")
 	f.pkg = fs.String("pkg", "", "the `package` to mutate, as go names it here (default: the one the catalog names)")
 	f.out = fs.String("o", "", "the document to rewrite instead of the report section's `file`")
 	f.results = fs.String("results", "", "use this `file` of mutate run -json (of the same mutants) instead of running")
 	f.check = fs.Bool("check", false, "write nothing; exit 1 and print the difference if the file is out of date")
-	f.rf.register(fs)
-	if err := parseFlagsOnly(fs, args); err != nil {
+	f.rf.Register(fs)
+	if err := command.ParseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	if err := f.rf.check(); err != nil {
+	if err := f.rf.Check(); err != nil {
 		return err
 	}
 	d, err := loadReportDoc(*f.catalog)
@@ -63,7 +64,7 @@ func reportCmd(ctx context.Context, c *call, args []string) error {
 type reportFlags struct {
 	catalog, pkg, out, results *string
 	check                      *bool
-	rf                         runFlags
+	rf                         command.RunFlags
 }
 
 // reportDoc is a catalog with a report section, and the module it is in.
@@ -102,14 +103,14 @@ func (d *reportDoc) inRoot(p string) string {
 
 // input runs the catalog and the report section's mutants files (or reads
 // the run of -results) and returns what the document's blocks show.
-func (d *reportDoc) input(ctx context.Context, c *call, f *reportFlags) (reportdoc.Input, error) {
+func (d *reportDoc) input(ctx context.Context, c *command.Call, f *reportFlags) (reportdoc.Input, error) {
 	paths := []string{d.catalogPath}
 	for _, p := range d.cat.Report.Mutants {
 		paths = append(paths, d.inRoot(p))
 	}
-	sel := selection{files: paths, pkg: *f.pkg}
-	pr := progress.New(c.stderr, f.rf.quiet)
-	plan, err := c.selectPlan(ctx, &sel, pr)
+	sel := command.Selection{Files: paths, Pkg: *f.pkg}
+	pr := progress.New(c.Stderr, f.rf.Quiet)
+	plan, err := c.SelectPlan(ctx, &sel, pr)
 	if err != nil {
 		return reportdoc.Input{}, err
 	}
@@ -122,7 +123,7 @@ func (d *reportDoc) input(ctx context.Context, c *call, f *reportFlags) (reportd
 		if got, want := rep.IDs(), mutation.IDs(all); !slices.Equal(got, want) {
 			return reportdoc.Input{}, fmt.Errorf("%s holds mutants %v, want those of the catalog and its report's files, %v", *f.results, got, want)
 		}
-	} else if rep, err = c.eng.Run(ctx, plan, f.rf.options(c, pr)); err != nil {
+	} else if rep, err = c.Eng.Run(ctx, plan, f.rf.Options(c, pr)); err != nil {
 		return reportdoc.Input{}, err
 	}
 	if err := predict.Comparable(rep); err != nil {
@@ -151,7 +152,7 @@ func (d *reportDoc) input(ctx context.Context, c *call, f *reportFlags) (reportd
 
 // rewrite rewrites the document's generated blocks from in, or with
 // -check says how they differ (exit 1).
-func (d *reportDoc) rewrite(c *call, f *reportFlags, in reportdoc.Input) error {
+func (d *reportDoc) rewrite(c *command.Call, f *reportFlags, in reportdoc.Input) error {
 	doc, path := d.cat.Report.File, d.inRoot(d.cat.Report.File)
 	if *f.out != "" {
 		doc, path = *f.out, *f.out
@@ -166,20 +167,20 @@ func (d *reportDoc) rewrite(c *call, f *reportFlags, in reportdoc.Input) error {
 	}
 	switch {
 	case bytes.Equal(updated, old):
-		fmt.Fprintf(c.stderr, "mutate: %s is up to date\n", doc)
+		fmt.Fprintf(c.Stderr, "mutate: %s is up to date\n", doc)
 		return nil
 	case *f.check:
-		fmt.Fprint(c.stdout, udiff.Unified("a/"+doc, "b/"+doc, string(old), string(updated)))
-		hint := selection{pkg: *f.pkg}
+		fmt.Fprint(c.Stdout, udiff.Unified("a/"+doc, "b/"+doc, string(old), string(updated)))
+		hint := command.Selection{Pkg: *f.pkg}
 		if *f.catalog != "" {
-			hint.files = files{*f.catalog}
+			hint.Files = command.Files{*f.catalog}
 		}
-		fmt.Fprintf(c.stderr, "mutate report: %s is out of date: run %s and commit it\n", doc, c.command(&hint, "report"))
-		return answer(1)
+		fmt.Fprintf(c.Stderr, "mutate report: %s is out of date: run %s and commit it\n", doc, c.Command(&hint, "report"))
+		return command.Answer(1)
 	}
 	if err := os.WriteFile(path, updated, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "mutate: rewrote the generated parts of %s\n", doc)
+	fmt.Fprintf(c.Stderr, "mutate: rewrote the generated parts of %s\n", doc)
 	return nil
 }

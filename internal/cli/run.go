@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/progress"
 	"github.com/fencelab/fencelab/internal/report"
@@ -50,39 +51,39 @@ unchanged tree is answered at once (-no-cache runs again).
 
 ` + text.Wrap("Exit codes: "+report.ExitHelp("run"), 78, "")
 
-func run(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags]", runSummary)
-	var sel selection
-	sel.register(fs, true)
-	var rf runFlags
-	rf.register(fs)
-	var out outputs
-	out.register(fs)
-	if err := parseFlagsOnly(fs, args); err != nil {
+func run(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags]", runSummary)
+	var sel command.Selection
+	sel.Register(fs, true)
+	var rf command.RunFlags
+	rf.Register(fs)
+	var out command.Outputs
+	out.Register(fs)
+	if err := command.ParseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	if err := rf.check(); err != nil {
+	if err := rf.Check(); err != nil {
 		return err
 	}
-	if err := out.check(); err != nil {
+	if err := out.Check(); err != nil {
 		return err
 	}
-	pr := progress.New(c.stderr, rf.quiet)
-	plan, err := c.selectPlan(ctx, &sel, pr)
+	pr := progress.New(c.Stderr, rf.Quiet)
+	plan, err := c.SelectPlan(ctx, &sel, pr)
 	if err != nil {
 		return err
 	}
-	out.exercise = exerciseIDs(plan)
-	opt := rf.options(c, pr)
-	if !out.answers {
-		opt.Answers = out.exercise
+	out.Exercise = command.ExerciseIDs(plan)
+	opt := rf.Options(c, pr)
+	if !out.Answers {
+		opt.Answers = out.Exercise
 	}
-	rep, err := c.eng.Run(ctx, plan, opt)
+	rep, err := c.Eng.Run(ctx, plan, opt)
 	if rep != nil && errors.Is(err, harness.ErrInterrupted) {
 		// What finished, marked as partial (and cached): no file is
 		// written from it, and the run exits 2.
-		out.stdoutOnly()
-		if werr := out.write(c, plan.Root, rep, nil); werr != nil && !errors.As(werr, new(answer)) {
+		out.StdoutOnly()
+		if werr := out.Write(c, plan.Root, rep, nil); werr != nil && !errors.As(werr, new(command.Answer)) {
 			return werr
 		}
 		return err
@@ -90,5 +91,5 @@ func run(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	return out.write(c, plan.Root, rep, func(id string) string { return c.showCommand(&sel, plan.Multi, id) })
+	return out.Write(c, plan.Root, rep, func(id string) string { return c.ShowCommand(&sel, plan.Multi, id) })
 }

@@ -6,27 +6,28 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-func show(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags] ID...", "Print each mutant's step, contract and rationale, the design note's fragment\nit stands for, and the mutant as a unified diff against the code.")
-	var sel selection
-	sel.register(fs, false)
-	if err := parse(fs, args); err != nil {
+func show(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags] ID...", "Print each mutant's step, contract and rationale, the design note's fragment\nit stands for, and the mutant as a unified diff against the code.")
+	var sel command.Selection
+	sel.Register(fs, false)
+	if err := command.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef(fs, "no mutant id given (go tool mutate list shows them)")
+		return command.Usagef(fs, "no mutant id given (go tool mutate list shows them)")
 	}
-	sel.only = ""
+	sel.Only = ""
 	for i, id := range fs.Args() {
 		if i > 0 {
-			sel.only += ","
+			sel.Only += ","
 		}
-		sel.only += id
+		sel.Only += id
 	}
-	plan, err := c.selectPlan(ctx, &sel, nil)
+	plan, err := c.SelectPlan(ctx, &sel, nil)
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func show(ctx context.Context, c *call, args []string) error {
 		story = cmp.Or(story, u.Story())
 		for _, a := range u.Applied {
 			if !first {
-				fmt.Fprintln(c.stdout)
+				fmt.Fprintln(c.Stdout)
 			}
 			first = false
 			m := a.Mutant
@@ -44,20 +45,20 @@ func show(ctx context.Context, c *call, args []string) error {
 			if m.Title != "" {
 				title = ": " + m.Title
 			}
-			fmt.Fprintf(c.stdout, "%s (%s%s:%d)%s\n\n", u.Qual+m.ID, text.StepPrefix(m.Step), file, a.Line, title)
-			field(c.stdout, "contract", m.Contract)
-			field(c.stdout, "rationale", m.Rationale)
+			fmt.Fprintf(c.Stdout, "%s (%s%s:%d)%s\n\n", u.Qual+m.ID, text.StepPrefix(m.Step), file, a.Line, title)
+			field(c.Stdout, "contract", m.Contract)
+			field(c.Stdout, "rationale", m.Rationale)
 			if m.Seed != "" {
-				field(c.stdout, "seed", m.Seed+"   (the design note's fragment, in its whole statement)")
+				field(c.Stdout, "seed", m.Seed+"   (the design note's fragment, in its whole statement)")
 			}
-			field(c.stdout, "rewrite", m.Describe())
-			field(c.stdout, "question", m.Question)
-			fmt.Fprintln(c.stdout)
-			fmt.Fprint(c.stdout, a.Diff(file))
+			field(c.Stdout, "rewrite", m.Describe())
+			field(c.Stdout, "question", m.Question)
+			fmt.Fprintln(c.Stdout)
+			fmt.Fprint(c.Stdout, a.Diff(file))
 		}
 	}
 	if story != "" {
-		fmt.Fprintf(c.stdout, "\nThe exercise, its steps and its closing questions: %s\n", story)
+		fmt.Fprintf(c.Stdout, "\nThe exercise, its steps and its closing questions: %s\n", story)
 	}
 	return nil
 }

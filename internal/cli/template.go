@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -15,37 +16,37 @@ const templateSummary = `Write a prediction file to fill in: every mutant with a
 the names of every test of the suite (from a run of the unmutated suite, or
 the cache). It never overwrites a file, and makes the directory it goes in.`
 
-func template(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags]", templateSummary)
-	var sel selection
-	sel.register(fs, false)
+func template(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags]", templateSummary)
+	var sel command.Selection
+	sel.Register(fs, false)
 	learner := fs.String("learner", "", "the learner's `name`, written into the file")
 	out := fs.String("o", "", "write the template to `file` (which must not exist) instead of stdout")
-	var rf runFlags
-	fs.BoolVar(&rf.noCache, "no-cache", false, "run the suite even if the names of its tests are cached")
-	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
-	rf.sandboxFlags.register(fs)
-	if err := parseFlagsOnly(fs, args); err != nil {
+	var rf command.RunFlags
+	fs.BoolVar(&rf.NoCache, "no-cache", false, "run the suite even if the names of its tests are cached")
+	fs.BoolVar(&rf.Quiet, "q", false, "print no progress on stderr")
+	rf.SandboxFlags.Register(fs)
+	if err := command.ParseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	if err := rf.sandboxFlags.check(); err != nil {
+	if err := rf.SandboxFlags.Check(); err != nil {
 		return err
 	}
 	if *out != "" {
-		if err := checkOut(*out, false); errors.Is(err, errExists) {
+		if err := command.CheckOut(*out, false); errors.Is(err, command.ErrExists) {
 			return fmt.Errorf("%w; the template does not overwrite a prediction file", err)
 		} else if err != nil {
 			return err
 		}
 	}
-	rf.jobs = 1
-	pr := progress.New(c.stderr, rf.quiet)
-	plan, err := c.selectPlan(ctx, &sel, pr)
+	rf.Jobs = 1
+	pr := progress.New(c.Stderr, rf.Quiet)
+	plan, err := c.SelectPlan(ctx, &sel, pr)
 	if err != nil {
 		return err
 	}
 	// The names of subtests are known only from a run of the suite.
-	names, err := harness.TestNames(ctx, plan, rf.options(c, pr))
+	names, err := harness.TestNames(ctx, plan, rf.Options(c, pr))
 	if err != nil {
 		return err
 	}
@@ -56,11 +57,11 @@ func template(ctx context.Context, c *call, args []string) error {
 	u := plan.Units[0]
 	tmpl := predict.Template{
 		Learner: *learner, Package: u.Target.Rel, Mutants: u.Mutants, Tests: names, Worksheet: u.Worksheet(), Story: u.Story(),
-		Check: c.command(&sel, "check", path),
-		Show:  func(id string) string { return c.command(&sel, "show", id) },
+		Check: c.Command(&sel, "check", path),
+		Show:  func(id string) string { return c.Command(&sel, "show", id) },
 	}
 	if *out == "" {
-		return tmpl.Write(c.stdout)
+		return tmpl.Write(c.Stdout)
 	}
-	return c.writeFile(*out, "fill in fails and why for each mutant, then run: "+tmpl.Check, func(w io.Writer) error { return tmpl.Write(w) })
+	return c.WriteFile(*out, "fill in fails and why for each mutant, then run: "+tmpl.Check, func(w io.Writer) error { return tmpl.Write(w) })
 }

@@ -1,4 +1,4 @@
-package cli
+package command
 
 // The files a command is asked to write are checked before anything runs,
 // so that a long run does not end in an error about its output.
@@ -11,15 +11,15 @@ import (
 	"path/filepath"
 )
 
-// errExists is returned by checkOut for a file that must not be overwritten.
-var errExists = errors.New("exists")
+// ErrExists is returned by checkOut for a file that must not be overwritten.
+var ErrExists = errors.New("exists")
 
-// checkOut checks that a file can be written at path: its directory exists,
+// CheckOut checks that a file can be written at path: its directory exists,
 // or is made, and takes new files; and unless overwrite, nothing is there
 // yet (errExists).
-func checkOut(path string, overwrite bool) error {
+func CheckOut(path string, overwrite bool) error {
 	if _, err := os.Stat(path); err == nil && !overwrite {
-		return fmt.Errorf("%s %w", path, errExists)
+		return fmt.Errorf("%s %w", path, ErrExists)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -22,21 +22,21 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// newFlagSet returns the flag set of a command, whose usage is "Usage:
+// NewFlagSet returns the flag set of a command, whose usage is "Usage:
 // go tool mutate NAME ARGS", the summary, and the flags.
-func newFlagSet(c *call, args, summary string) *flag.FlagSet {
-	fs := flag.NewFlagSet("mutate "+c.name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
+func NewFlagSet(c *Call, args, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet("mutate "+c.Name, flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: go tool mutate %s %s\n\n%s\n\nFlags:\n", c.name, args, summary)
+		fmt.Fprintf(fs.Output(), "Usage: go tool mutate %s %s\n\n%s\n\nFlags:\n", c.Name, args, summary)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parse parses args. A bad flag is a usage error that names the closest
+// Parse parses args. A bad flag is a usage error that names the closest
 // flag there is.
-func parse(fs *flag.FlagSet, args []string) error {
+func Parse(fs *flag.FlagSet, args []string) error {
 	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
@@ -54,96 +54,96 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 		hint = suggest.Hint(name, names)
 	}
-	return usagef(fs, "%v%s", err, hint)
+	return Usagef(fs, "%v%s", err, hint)
 }
 
-// parseFlagsOnly parses args, which must hold flags and nothing else.
-func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
-	if err := parse(fs, args); err != nil {
+// ParseFlagsOnly parses args, which must hold flags and nothing else.
+func ParseFlagsOnly(fs *flag.FlagSet, args []string) error {
+	if err := Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef(fs, "unexpected argument %q (this command takes flags only)", fs.Arg(0))
+		return Usagef(fs, "unexpected argument %q (this command takes flags only)", fs.Arg(0))
 	}
 	return nil
 }
 
-// usagef prints a usage error, the reason and then the command's usage,
+// Usagef prints a usage error, the reason and then the command's usage,
 // and returns errUsage.
-func usagef(fs *flag.FlagSet, format string, args ...any) error {
+func Usagef(fs *flag.FlagSet, format string, args ...any) error {
 	fmt.Fprintf(fs.Output(), "%s: %s\n\n", fs.Name(), fmt.Sprintf(format, args...))
 	fs.Usage()
 	return errUsage
 }
 
-// files is a flag that may be given many times.
-type files []string
+// Files is a flag that may be given many times.
+type Files []string
 
-func (f *files) String() string     { return strings.Join(*f, ", ") }
-func (f *files) Set(v string) error { *f = append(*f, v); return nil }
+func (f *Files) String() string     { return strings.Join(*f, ", ") }
+func (f *Files) Set(v string) error { *f = append(*f, v); return nil }
 
-// selection are the flags that choose the mutants: those of every command,
+// Selection are the flags that choose the mutants: those of every command,
 // and with narrow, -diff and -shard.
-type selection struct {
-	files       files
-	pkg, only   string
-	generate    bool
+type Selection struct {
+	Files       Files
+	Pkg, Only   string
+	Generate    bool
 	diff, shard string
 }
 
-func (s *selection) register(fs *flag.FlagSet, narrow bool) {
-	fs.Var(&s.files, "mutants", "read the mutants of this YAML `file` (repeatable; default: the module's "+exercise.Catalog+")")
-	fs.StringVar(&s.pkg, "pkg", "", "the `package` to mutate, as go names it here (default: the one the mutants files name, or the catalog); with -generate, a pattern such as ./...")
-	fs.StringVar(&s.only, "only", "", "only these comma-separated mutant `ids`")
-	fs.BoolVar(&s.generate, "generate", false, "generate the mutants from the package's code by operator, instead of reading a catalog")
+func (s *Selection) Register(fs *flag.FlagSet, narrow bool) {
+	fs.Var(&s.Files, "mutants", "read the mutants of this YAML `file` (repeatable; default: the module's "+exercise.Catalog+")")
+	fs.StringVar(&s.Pkg, "pkg", "", "the `package` to mutate, as go names it here (default: the one the mutants files name, or the catalog); with -generate, a pattern such as ./...")
+	fs.StringVar(&s.Only, "only", "", "only these comma-separated mutant `ids`")
+	fs.BoolVar(&s.Generate, "generate", false, "generate the mutants from the package's code by operator, instead of reading a catalog")
 	if narrow {
 		fs.StringVar(&s.diff, "diff", "", "only the mutants on lines changed since the git `ref` (and in files git does not track)")
 		fs.StringVar(&s.shard, "shard", "", "only the k-th of n slices of the mutants, `k/n` (mutate merge joins the slices' -json results)")
 	}
 }
 
-// of returns the selection to hand to exercise.
-func (s *selection) of(pr *progress.Reporter) exercise.Selection {
-	sel := exercise.Selection{Files: s.files, Pkg: s.pkg, Generate: s.generate, Diff: s.diff, Shard: s.shard, Progress: pr}
-	if s.only != "" {
-		sel.Only = strings.Split(s.only, ",")
+// Of returns the selection to hand to exercise.
+func (s *Selection) Of(pr *progress.Reporter) exercise.Selection {
+	sel := exercise.Selection{Files: s.Files, Pkg: s.Pkg, Generate: s.Generate, Diff: s.diff, Shard: s.shard, Progress: pr}
+	if s.Only != "" {
+		sel.Only = strings.Split(s.Only, ",")
 	}
 	return sel
 }
 
-// selectPlan selects the mutants of s, applied, and says on stderr what the
+// SelectPlan selects the mutants of s, applied, and says on stderr what the
 // selection left out.
-func (c *call) selectPlan(ctx context.Context, s *selection, pr *progress.Reporter) (*exercise.Plan, error) {
-	plan, err := c.eng.Select(ctx, s.of(pr))
+func (c *Call) SelectPlan(ctx context.Context, s *Selection, pr *progress.Reporter) (*exercise.Plan, error) {
+	plan, err := c.Eng.Select(ctx, s.Of(pr))
 	if err != nil {
-		return nil, interrupted(ctx, err)
+		return nil, Interrupted(ctx, err)
 	}
 	for _, note := range plan.Notes {
-		fmt.Fprintf(c.stderr, "mutate: %s\n", note)
+		fmt.Fprintf(c.Stderr, "mutate: %s\n", note)
 	}
 	return plan, nil
 }
 
-// command returns how mutate runs here, as a hint to print: "go tool
-// mutate", the -C of the call, the command and the flags that chose the
+// Command returns how mutate runs here, as a hint to print: "go tool
+// mutate", the -C of the call, the Command and the flags that chose the
 // mutants, then args. It works as printed from where the user is.
-func (c *call) command(s *selection, cmd string, args ...string) string {
+func (c *Call) Command(s *Selection, cmd string, args ...string) string {
 	words := []string{"go", "tool", "mutate"}
-	if c.dir != "" {
-		words = append(words, "-C", c.dir)
+	if c.Dir != "" {
+		words = append(words, "-C", c.Dir)
 	}
 	if cmd != "" {
 		words = append(words, cmd)
 	}
 	if s != nil {
-		for _, file := range s.files {
+		for _, file := range s.Files {
 			words = append(words, "-mutants", file)
 		}
-		if s.generate {
+		if s.Generate {
 			words = append(words, "-generate")
 		}
-		if s.pkg != "" {
-			words = append(words, "-pkg", s.pkg)
+		if s.Pkg != "" {
+			words = append(words, "-pkg", s.Pkg)
 		}
 	}
 	words = append(words, args...)
@@ -155,47 +155,47 @@ func (c *call) command(s *selection, cmd string, args ...string) string {
 	return strings.Join(words, " ")
 }
 
-// showCommand returns the command that shows mutant id of a run: in a run
+// ShowCommand returns the command that shows mutant id of a run: in a run
 // of a pattern, its id is qualified by its package, which show names with
 // -pkg.
-func (c *call) showCommand(s *selection, multi bool, id string) string {
+func (c *Call) ShowCommand(s *Selection, multi bool, id string) string {
 	if !multi {
-		return c.command(s, "show", id)
+		return c.Command(s, "show", id)
 	}
 	q, bare, _ := strings.Cut(id, ":")
 	one := *s
-	one.pkg, one.only = "./"+q, ""
+	one.Pkg, one.Only = "./"+q, ""
 	if q == "." {
-		one.pkg = "."
+		one.Pkg = "."
 	}
-	return c.command(&one, "show", bare)
+	return c.Command(&one, "show", bare)
 }
 
-// runFlags are the flags of every command that runs mutants.
-type runFlags struct {
-	jobs    int
+// RunFlags are the flags of every command that runs mutants.
+type RunFlags struct {
+	Jobs    int
 	timeout time.Duration
 	mode    string
-	noCache bool
-	quiet   bool
-	full    bool
+	NoCache bool
+	Quiet   bool
+	Full    bool
 	noTCE   bool
-	sandboxFlags
+	SandboxFlags
 }
 
-// sandboxFlags are the flags of every command that runs test binaries:
+// SandboxFlags are the flags of every command that runs test binaries:
 // how their sandboxes bound them.
-type sandboxFlags struct {
+type SandboxFlags struct {
 	memory  memoryFlag
 	network bool
-	binds   files
+	binds   Files
 	// sandbox is what the test binaries run in: -sandbox, or none with
 	// -no-sandbox.
 	sandbox   string
 	noSandbox bool
 }
 
-func (sf *sandboxFlags) register(fs *flag.FlagSet) {
+func (sf *SandboxFlags) Register(fs *flag.FlagSet) {
 	fs.Var(&sf.memory, "memory", fmt.Sprintf("limit of what one test binary, with what it starts, may hold in memory: a `size` such as 2GiB, or off (default: %d× the baseline's peak, at least %s; Linux only)", harness.MemoryFactor, text.Bytes(harness.MemoryFloor)))
 	fs.BoolVar(&sf.network, "network", false, "let test binaries use the host's network (default: none of it: in namespaces each has a network of its own with only a loopback interface, in Landlock no network at all)")
 	fs.Var(&sf.binds, "bind", "let each sandbox hold the host's directory `dir` too, read-only, for a suite that reads it (repeatable; every output says so)")
@@ -203,8 +203,8 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&sf.noSandbox, "no-sandbox", false, "the same as -sandbox=none")
 }
 
-// choice returns the sandbox that the flags choose.
-func (sf *sandboxFlags) choice() harness.Sandbox {
+// Choice returns the sandbox that the flags choose.
+func (sf *SandboxFlags) Choice() harness.Sandbox {
 	if sf.noSandbox {
 		return harness.SandboxNone
 	}
@@ -212,16 +212,16 @@ func (sf *sandboxFlags) choice() harness.Sandbox {
 	return s
 }
 
-// check checks the directories of -bind, each a directory of the host,
+// Check checks the directories of -bind, each a directory of the host,
 // and makes their paths absolute; a sandbox it goes in is needed.
-func (sf *sandboxFlags) check() error {
+func (sf *SandboxFlags) Check() error {
 	if _, err := harness.ParseSandbox(sf.sandbox); err != nil {
 		return fmt.Errorf("-sandbox: %w", err)
 	}
 	if sf.noSandbox && sf.sandbox != "auto" && sf.sandbox != string(harness.SandboxNone) {
 		return fmt.Errorf("-no-sandbox runs without a sandbox, and -sandbox=%s in one: choose one", sf.sandbox)
 	}
-	if len(sf.binds) > 0 && sf.choice() == harness.SandboxNone {
+	if len(sf.binds) > 0 && sf.Choice() == harness.SandboxNone {
 		return errors.New("-bind gives sandboxes a directory of the host, and -sandbox=none runs without: choose one")
 	}
 	for i, dir := range sf.binds {
@@ -268,29 +268,29 @@ func (m *memoryFlag) Set(v string) error {
 	return nil
 }
 
-func (rf *runFlags) register(fs *flag.FlagSet) {
-	rf.registerAllButFull(fs)
-	fs.BoolVar(&rf.full, "full", false, "run generated mutants like catalog ones: every test, to the end (not only the tests that reach the mutant, up to the first failure)")
+func (rf *RunFlags) Register(fs *flag.FlagSet) {
+	rf.RegisterAllButFull(fs)
+	fs.BoolVar(&rf.Full, "full", false, "run generated mutants like catalog ones: every test, to the end (not only the tests that reach the mutant, up to the first failure)")
 }
 
-// registerAllButFull registers the flags of a command that always runs
+// RegisterAllButFull registers the flags of a command that always runs
 // its mutants to the end.
-func (rf *runFlags) registerAllButFull(fs *flag.FlagSet) {
-	fs.IntVar(&rf.jobs, "j", 2*runtime.NumCPU(), "run `n` mutants at the same time (twice the CPUs: a mutant's run often waits, on a lock or a limit)")
+func (rf *RunFlags) RegisterAllButFull(fs *flag.FlagSet) {
+	fs.IntVar(&rf.Jobs, "j", 2*runtime.NumCPU(), "run `n` mutants at the same time (twice the CPUs: a mutant's run often waits, on a lock or a limit)")
 	fs.DurationVar(&rf.timeout, "timeout", 0, fmt.Sprintf("limit for one mutant's test run, the only one when set (default: %d× the baseline's test run, plus %s, and on Linux a limit of CPU time: see help statuses)", harness.TimeoutFactor, harness.TimeoutSlack))
 	fs.StringVar(&rf.mode, "mode", string(harness.ModeSwitch), "`switch`: one build holds every mutant; overlay: one build per mutant")
-	fs.BoolVar(&rf.noCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
-	fs.BoolVar(&rf.quiet, "q", false, "print no progress on stderr")
-	rf.sandboxFlags.register(fs)
+	fs.BoolVar(&rf.NoCache, "no-cache", false, "run even if the results of an unchanged tree are cached")
+	fs.BoolVar(&rf.Quiet, "q", false, "print no progress on stderr")
+	rf.SandboxFlags.Register(fs)
 	fs.BoolVar(&rf.noTCE, "no-tce", false, "do not compile the generated mutants to find those the compiler makes equivalent to the code or to each other (with -full, every mutant before the run; else those no test killed, after it)")
 }
 
-func (rf *runFlags) check() error {
-	if err := rf.sandboxFlags.check(); err != nil {
+func (rf *RunFlags) Check() error {
+	if err := rf.SandboxFlags.Check(); err != nil {
 		return err
 	}
-	if rf.jobs < 1 {
-		return fmt.Errorf("-j %d: want at least 1", rf.jobs)
+	if rf.Jobs < 1 {
+		return fmt.Errorf("-j %d: want at least 1", rf.Jobs)
 	}
 	if rf.timeout < 0 {
 		return fmt.Errorf("-timeout %s: want a positive duration", rf.timeout)
@@ -301,19 +301,19 @@ func (rf *runFlags) check() error {
 	return nil
 }
 
-// options returns the harness's options of c's run, progress on stderr.
-func (rf *runFlags) options(c *call, pr *progress.Reporter) harness.Options {
+// Options returns the harness's Options of c's run, progress on stderr.
+func (rf *RunFlags) Options(c *Call, pr *progress.Reporter) harness.Options {
 	return harness.Options{
-		Mode: harness.Mode(rf.mode), Jobs: rf.jobs, Timeout: rf.timeout, NoCache: rf.noCache, Full: rf.full, NoTCE: rf.noTCE, Progress: pr,
-		Memory: int64(rf.memory), Network: rf.network, Binds: rf.binds, Sandbox: rf.choice(), Started: c.started,
+		Mode: harness.Mode(rf.mode), Jobs: rf.Jobs, Timeout: rf.timeout, NoCache: rf.NoCache, Full: rf.Full, NoTCE: rf.noTCE, Progress: pr,
+		Memory: int64(rf.memory), Network: rf.network, Binds: rf.binds, Sandbox: rf.Choice(), Started: c.Started,
 	}
 }
 
-// writeFile writes what write writes to path, and says so on stderr.
-func (c *call) writeFile(path, what string, write func(io.Writer) error) error {
+// WriteFile writes what write writes to path, and says so on stderr.
+func (c *Call) WriteFile(path, what string, write func(io.Writer) error) error {
 	if err := writeOut(path, write); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "mutate: wrote %s; %s\n", path, what)
+	fmt.Fprintf(c.Stderr, "mutate: wrote %s; %s\n", path, what)
 	return nil
 }

@@ -1,4 +1,9 @@
-package cli
+// Package course implements the commands of a course: check, which
+// grades learners' prediction files (package predict) or their test files
+// (package testgrade) against a run of the mutants, and handout, which
+// writes the repository learners get, or Gradescope's autograder zip.
+// Both run through package command's call, flags and exit codes.
+package course
 
 import (
 	"context"
@@ -10,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
@@ -73,11 +79,11 @@ chaffs, check runs the file on the package alone.
 
 ` + text.Wrap("Exit codes: "+report.ExitHelp("check"), 78, "")
 
-func check(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "[flags] FILE... | -submission DIR [-tests]", checkSummary)
+func Check(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "[flags] FILE... | -submission DIR [-tests]", checkSummary)
 	var f checkFlags
 	f.register(fs)
-	if err := parse(fs, args); err != nil {
+	if err := command.Parse(fs, args); err != nil {
 		return err
 	}
 	files, problem, err := f.submitted(c, fs)
@@ -92,23 +98,23 @@ func check(ctx context.Context, c *call, args []string) error {
 
 // checkPredictions grades prediction files (see check): each against a
 // run of the mutants, or the results of one.
-func checkPredictions(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
+func checkPredictions(ctx context.Context, c *command.Call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
 	credit, err := f.validate(fs, files, problem)
 	if err != nil {
 		return err
 	}
 	maxPoints := 0
-	if !f.sel.generate {
+	if !f.sel.Generate {
 		// The exercise's model answer and worksheet; a catalog that cannot
 		// be read has none, and the run says why.
-		if set, err := exercise.Find(".", f.sel.files); err == nil {
+		if set, err := exercise.Find(".", f.sel.Files); err == nil {
 			f.g.Model, f.g.Questions = set.ModelAnswer(), set.Worksheet
 			maxPoints = set.MaxPoints(nil)
 		}
 	}
 	notGraded := func(why, detail string, err error) error {
 		ng := predict.NotGraded{File: strings.Join(files, " "), MaxPoints: maxPoints, Why: why, Detail: detail}
-		if werr := f.g.WriteNotGraded(ng, c.writeFile); werr != nil {
+		if werr := f.g.WriteNotGraded(ng, c.WriteFile); werr != nil {
 			return werr
 		}
 		return err
@@ -162,7 +168,7 @@ func checkPredictions(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFl
 		return lp.Problems
 	}
 	if !class.AllExact() || !*f.partial && !class.AllAnswered() {
-		return answer(1)
+		return command.Answer(1)
 	}
 	return nil
 }
@@ -175,20 +181,20 @@ type checkFlags struct {
 	tests                *bool
 	// learner is who handed it in, as -metadata says; "" when it does not.
 	learner                    string
-	sel                        selection
-	rf                         runFlags
+	sel                        command.Selection
+	rf                         command.RunFlags
 	resultsFile, credit        *string
 	partial, json, md, answers *bool
 	g                          predict.Outputs
-	out                        outputs
+	out                        command.Outputs
 }
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.submission, "submission", "", "grade the one file that the learner's submission in `dir` holds (a prediction file, NAME.yaml or NAME.yml: at its top, in a folder, or a repository's predictions/), instead of FILEs; with none or several, the grade is 0 and says what to hand in")
 	f.tests = fs.Bool("tests", false, "with -submission: the submission's file is a test file (NAME_test.go, anywhere in it): the tests assignment")
 	fs.StringVar(&f.metadata, "metadata", "", "who handed the one file in: Gradescope's submission metadata `file` (submission_metadata.json), whose users replace the file's learner")
-	f.sel.register(fs, true)
-	f.rf.register(fs)
+	f.sel.Register(fs, true)
+	f.rf.Register(fs)
 	f.resultsFile = fs.String("results", "", "compare with this `file` of mutate run -json instead of running the mutants")
 	f.partial = fs.Bool("partial", false, "allow files that predict only some of the mutants")
 	f.json = fs.Bool("json", false, "print the comparison as JSON")
@@ -200,7 +206,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.g.Gradescope, "gradescope", "", "also write the one learner's grade to `file` as Gradescope's results.json")
 	fs.StringVar(&f.g.Visibility, "visibility", "visible", "`when` Gradescope shows what gives answers away, each mutant's or chaff's test and so the score (a problem with the submission shows at once): "+strings.Join(predict.Visibilities, ", "))
 	fs.StringVar(&f.g.Classroom, "classroom", "", "also write the one learner's grade to `file` as a GitHub Classroom runner's result (JSON)")
-	f.out.registerFiles(fs, "stryker")
+	f.out.RegisterFiles(fs, "stryker")
 }
 
 // validate checks the flags and the files to grade (with a problem of the
@@ -208,7 +214,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 // credit rule.
 func (f *checkFlags) validate(fs *flag.FlagSet, files []string, problem string) (predict.Credit, error) {
 	if len(files) == 0 && problem == "" {
-		return "", usagef(fs, "no prediction file given (go tool mutate template writes one)")
+		return "", command.Usagef(fs, "no prediction file given (go tool mutate template writes one)")
 	}
 	if *f.json && *f.md {
 		return "", errors.New("-json and -markdown exclude each other")
@@ -220,9 +226,9 @@ func (f *checkFlags) validate(fs *flag.FlagSet, files []string, problem string) 
 	if !slices.Contains(predict.Visibilities, f.g.Visibility) {
 		return "", fmt.Errorf("-visibility %q: want one of %s", f.g.Visibility, strings.Join(predict.Visibilities, ", "))
 	}
-	for _, file := range append(f.g.Paths(), f.out.paths()...) {
+	for _, file := range append(f.g.Paths(), f.out.Paths()...) {
 		if file != "" {
-			if err := checkOut(file, true); err != nil {
+			if err := command.CheckOut(file, true); err != nil {
 				return "", err
 			}
 		}
@@ -232,7 +238,7 @@ func (f *checkFlags) validate(fs *flag.FlagSet, files []string, problem string) 
 
 // results returns the run to compare with (-results', or a run of the
 // mutants) and the prediction files, loaded against it.
-func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp *predict.Loader) (*report.Report, []*predict.File, error) {
+func (f *checkFlags) results(ctx context.Context, c *command.Call, fs *flag.FlagSet, lp *predict.Loader) (*report.Report, []*predict.File, error) {
 	if *f.resultsFile == "" {
 		return runChecked(ctx, c, &f.sel, &f.rf, lp, &f.out, questionIDs(f.g.Questions), *f.answers)
 	}
@@ -254,13 +260,13 @@ func (f *checkFlags) results(ctx context.Context, c *call, fs *flag.FlagSet, lp 
 // learner's grade of 0 says. It reads -metadata, when given, into
 // f.learner: a file that names no one is said on stderr, and the file's
 // own learner: stands.
-func (f *checkFlags) submitted(c *call, fs *flag.FlagSet) (files []string, problem string, err error) {
+func (f *checkFlags) submitted(c *command.Call, fs *flag.FlagSet) (files []string, problem string, err error) {
 	files = fs.Args()
 	switch {
 	case f.submission == "" && *f.tests:
-		return nil, "", usagef(fs, "-tests says what -submission looks for: give -submission DIR")
+		return nil, "", command.Usagef(fs, "-tests says what -submission looks for: give -submission DIR")
 	case f.submission != "" && fs.NArg() > 0:
-		return nil, "", usagef(fs, "-submission DIR finds the file to grade: give no FILE beside it (%s)", fs.Arg(0))
+		return nil, "", command.Usagef(fs, "-submission DIR finds the file to grade: give no FILE beside it (%s)", fs.Arg(0))
 	case f.submission != "":
 		kind := submission.Predictions
 		if *f.tests {
@@ -280,14 +286,14 @@ func (f *checkFlags) submitted(c *call, fs *flag.FlagSet) (files []string, probl
 	}
 	if f.metadata != "" {
 		if len(files) > 1 {
-			return nil, "", usagef(fs, "-metadata says who handed in one submission, and %d files were given", len(files))
+			return nil, "", command.Usagef(fs, "-metadata says who handed in one submission, and %d files were given", len(files))
 		}
 		users, err := submission.ReadMetadata(f.metadata)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, "", err
 			}
-			fmt.Fprintf(c.stderr, "mutate check: -metadata: %v; the learner is who the file says\n", err)
+			fmt.Fprintf(c.Stderr, "mutate check: -metadata: %v; the learner is who the file says\n", err)
 		}
 		f.learner = users.String()
 	}
@@ -311,7 +317,7 @@ func unmatched(args []string) string {
 // several files, or as JSON or Markdown) has a row per file, and the
 // course's files its grade of 0 with why. One file's text is its
 // problems alone, which the error prints.
-func (f *checkFlags) invalidClass(c *call, class *predict.Class, rep *report.Report, err error) error {
+func (f *checkFlags) invalidClass(c *command.Call, class *predict.Class, rep *report.Report, err error) error {
 	if gerr := writeGrades(c, &f.g, class, rep); gerr != nil {
 		return gerr
 	}
@@ -324,19 +330,19 @@ func (f *checkFlags) invalidClass(c *call, class *predict.Class, rep *report.Rep
 }
 
 // print prints the comparison of class: as JSON, Markdown or text.
-func (f *checkFlags) print(c *call, class *predict.Class) error {
+func (f *checkFlags) print(c *command.Call, class *predict.Class) error {
 	switch {
 	case *f.json:
-		return class.WriteJSON(c.stdout)
+		return class.WriteJSON(c.Stdout)
 	case *f.md:
-		return class.WriteMarkdown(c.stdout)
+		return class.WriteMarkdown(c.Stdout)
 	}
-	return class.WriteText(c.stdout, predict.Style{Color: isTerminal(c)})
+	return class.WriteText(c.Stdout, predict.Style{Color: isTerminal(c)})
 }
 
 // writeGrades writes the course's files of class, graded against rep.
-func writeGrades(c *call, g *predict.Outputs, class *predict.Class, rep *report.Report) error {
-	return g.Write(class, rep, c.writeFile, func(note string) { fmt.Fprintf(c.stderr, "mutate check: %s\n", note) })
+func writeGrades(c *command.Call, g *predict.Outputs, class *predict.Class, rep *report.Report) error {
+	return g.Write(class, rep, c.WriteFile, func(note string) { fmt.Fprintf(c.Stderr, "mutate check: %s\n", note) })
 }
 
 // runChecked validates the prediction files, runs the mutants (or takes
@@ -348,18 +354,18 @@ func writeGrades(c *call, g *predict.Outputs, class *predict.Class, rep *report.
 // (in a run of a pattern, after the run). Unless answers (-answers), the
 // progress does not count the tests that failed under the exercise's
 // mutants.
-func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *predict.Loader, out *outputs, questions []string, answers bool) (*report.Report, []*predict.File, error) {
-	if err := rf.check(); err != nil {
+func runChecked(ctx context.Context, c *command.Call, sel *command.Selection, rf *command.RunFlags, lp *predict.Loader, out *command.Outputs, questions []string, answers bool) (*report.Report, []*predict.File, error) {
+	if err := rf.Check(); err != nil {
 		return nil, nil, err
 	}
 	// Predictions are compared with every test that fails: generated
 	// mutants run to the end too, as with -full. (Catalog mutants always
 	// do, and their results in the cache are run's.)
-	if sel.generate {
-		rf.full = true
+	if sel.Generate {
+		rf.Full = true
 	}
-	pr := progress.New(c.stderr, rf.quiet)
-	plan, err := c.selectPlan(ctx, sel, pr)
+	pr := progress.New(c.Stderr, rf.Quiet)
+	plan, err := c.SelectPlan(ctx, sel, pr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -373,11 +379,11 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	if err != nil {
 		return plan.Pending(), nil, err
 	}
-	opt := rf.options(c, pr)
+	opt := rf.Options(c, pr)
 	if !answers {
 		// What failed under the exercise's mutants is an answer: a file
 		// that leaves one blank sees it with -answers only.
-		opt.Answers = exerciseIDs(plan)
+		opt.Answers = command.ExerciseIDs(plan)
 	}
 	recheck := func(tests []string) error {
 		pfs, err = lp.Recheck(pfs, predict.Known{Mutants: ids, Required: run, Tests: tests, Questions: questions})
@@ -386,7 +392,7 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 	if !plan.Multi {
 		opt.AfterBaseline = recheck
 	}
-	rep, err := c.eng.Run(ctx, plan, opt)
+	rep, err := c.Eng.Run(ctx, plan, opt)
 	if err != nil {
 		return plan.Pending(), nil, err
 	}
@@ -395,7 +401,7 @@ func runChecked(ctx context.Context, c *call, sel *selection, rf *runFlags, lp *
 			return plan.Pending(), nil, err
 		}
 	}
-	if err := out.writeFiles(c, plan.Root, rep); err != nil {
+	if err := out.WriteFiles(c, plan.Root, rep); err != nil {
 		return nil, nil, err
 	}
 	return rep, pfs, nil
@@ -416,8 +422,8 @@ func setFlags(fs *flag.FlagSet, names ...string) []string {
 
 // isTerminal reports whether the call prints to a terminal that takes
 // colour.
-func isTerminal(c *call) bool {
-	return progress.IsTerminal(c.stdout) && os.Getenv("NO_COLOR") == ""
+func isTerminal(c *command.Call) bool {
+	return progress.IsTerminal(c.Stdout) && os.Getenv("NO_COLOR") == ""
 }
 
 // questionIDs returns the ids of questions.

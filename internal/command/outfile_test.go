@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"errors"
@@ -14,14 +14,14 @@ func TestCheckOut(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkOut(existing, false); !errors.Is(err, errExists) {
+	if err := CheckOut(existing, false); !errors.Is(err, ErrExists) {
 		t.Errorf("checkOut(existing, false) = %v, want errExists", err)
 	}
-	if err := checkOut(existing, true); err != nil {
+	if err := CheckOut(existing, true); err != nil {
 		t.Errorf("checkOut(existing, true) = %v, want nil", err)
 	}
 	nested := filepath.Join(dir, "out", "deeper", "report.html")
-	if err := checkOut(nested, false); err != nil {
+	if err := CheckOut(nested, false); err != nil {
 		t.Fatalf("checkOut(in a missing directory) = %v, want it made", err)
 	}
 	if fi, err := os.Stat(filepath.Dir(nested)); err != nil || !fi.IsDir() {
@@ -35,7 +35,7 @@ func TestCheckOut(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkOut(filepath.Join(file, "x.json"), false); err == nil {
+	if err := CheckOut(filepath.Join(file, "x.json"), false); err == nil {
 		t.Error("checkOut(under a file) = nil, want an error")
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package course
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/exercise"
-	"github.com/fencelab/fencelab/internal/gotest"
 	"github.com/fencelab/fencelab/internal/harness"
 	"github.com/fencelab/fencelab/internal/predict"
 	"github.com/fencelab/fencelab/internal/progress"
@@ -31,23 +31,23 @@ func isTestFile(args []string) bool {
 // catalog's package (see testgrade.GradeFiles), writes every output, and
 // returns the problems of the files that could not be graded (exit 2),
 // or the answer: 1 unless every file is exact.
-func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
+func checkTests(ctx context.Context, c *command.Call, fs *flag.FlagSet, f *checkFlags, files []string, problem string) error {
 	if set := setFlags(fs, notForTests...); len(set) > 0 {
 		return fmt.Errorf("-%s does not apply to test files (check FILE_test.go takes -json, -html, -csv, -gradescope, -classroom, -visibility, -mutants, -j, -q, -timeout, -memory, -network, -sandbox)", set[0])
 	}
-	if f.rf.choice() == harness.SandboxNone {
+	if f.rf.Choice() == harness.SandboxNone {
 		return errors.New("-sandbox=none would run learners' tests as you, with what you can reach (your files, the chaffs, your network): check FILE_test.go runs them in sandboxes only")
 	}
 	if err := f.checkTestOutputs(len(files)); err != nil {
 		return err
 	}
-	set, wheats, err := testsSet(f.sel.files)
+	set, wheats, err := testsSet(f.sel.Files)
 	if err != nil {
 		return err
 	}
 	notGraded := func(why, detail string, err error) error {
 		ng := predict.NotGraded{File: strings.Join(files, " "), MaxPoints: set.MaxPoints(wheats), Why: why, Detail: detail}
-		if werr := f.g.WriteNotGraded(ng, c.writeFile); werr != nil {
+		if werr := f.g.WriteNotGraded(ng, c.WriteFile); werr != nil {
 			return werr
 		}
 		return err
@@ -63,8 +63,8 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 		return notGraded(fmt.Sprintf("Not graded: %d test files were handed in, and a grade is for one: keep your tests in one file and remove the others.", len(files)), "",
 			fmt.Errorf("-gradescope and -classroom grade one learner's file, and %d were given: grade each on its own", len(files)))
 	}
-	pr := progress.New(c.stderr, f.rf.quiet)
-	cfg := testgrade.Config{Set: set, Wheats: wheats, Options: f.rf.options(c, pr), Engine: c.eng}
+	pr := progress.New(c.Stderr, f.rf.Quiet)
+	cfg := testgrade.Config{Set: set, Wheats: wheats, Options: f.rf.Options(c, pr), Engine: c.Eng}
 	grades, err := testgrade.GradeFiles(ctx, cfg, files)
 	if errors.Is(err, harness.ErrNoSandbox) {
 		return notGraded("Not graded: the grader could not run your tests. Your file is not at fault: your instructor will grade it again.",
@@ -82,9 +82,9 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 		return err
 	}
 	if *f.json {
-		err = testgrade.WriteJSON(c.stdout, grades)
+		err = testgrade.WriteJSON(c.Stdout, grades)
 	} else {
-		err = testgrade.WriteText(c.stdout, grades)
+		err = testgrade.WriteText(c.Stdout, grades)
 	}
 	if err != nil {
 		return err
@@ -102,22 +102,16 @@ func checkTests(ctx context.Context, c *call, fs *flag.FlagSet, f *checkFlags, f
 	}
 	for _, g := range grades {
 		if !g.Exact() {
-			return answer(report.ExitSurvived)
+			return command.Answer(report.ExitSurvived)
 		}
 	}
 	return nil
 }
 
-// exportFiles returns the export data that go builds for the packages at
-// paths in the module at dir.
-func exportFiles(ctx context.Context, dir string, paths []string) (map[string]string, error) {
-	return gotest.ExportFiles(ctx, dir, paths...)
-}
-
 // writeTestGrades writes the grades to the files that g names: the class
 // page, the CSV, and one learner's grade for Gradescope or GitHub
 // Classroom.
-func writeTestGrades(c *call, g *predict.Outputs, grades []*testgrade.Grade) error {
+func writeTestGrades(c *command.Call, g *predict.Outputs, grades []*testgrade.Grade) error {
 	for _, o := range []predict.OutputFile{
 		{Path: g.HTML, What: "the class page of the tests", Write: func(w io.Writer) error { return testgrade.WriteHTML(w, grades) }},
 		{Path: g.CSV, What: "a row per test file", Write: func(w io.Writer) error { return testgrade.WriteCSV(w, grades) }},
@@ -127,7 +121,7 @@ func writeTestGrades(c *call, g *predict.Outputs, grades []*testgrade.Grade) err
 		if o.Path == "" {
 			continue
 		}
-		if err := c.writeFile(o.Path, o.What, o.Write); err != nil {
+		if err := c.WriteFile(o.Path, o.What, o.Write); err != nil {
 			return err
 		}
 	}
@@ -137,7 +131,7 @@ func writeTestGrades(c *call, g *predict.Outputs, grades []*testgrade.Grade) err
 // checkTestOutputs checks the flags of the outputs for n test files, and
 // that each file can be written.
 func (f *checkFlags) checkTestOutputs(n int) error {
-	if err := f.rf.check(); err != nil {
+	if err := f.rf.Check(); err != nil {
 		return err
 	}
 	if f.g.Grading() {
@@ -147,7 +141,7 @@ func (f *checkFlags) checkTestOutputs(n int) error {
 	}
 	for _, path := range f.g.Paths() {
 		if path != "" {
-			if err := checkOut(path, true); err != nil {
+			if err := command.CheckOut(path, true); err != nil {
 				return err
 			}
 		}

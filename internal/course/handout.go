@@ -1,4 +1,4 @@
-package cli
+package course
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/command"
 	"github.com/fencelab/fencelab/internal/exercise"
 	"github.com/fencelab/fencelab/internal/handout"
 	"github.com/fencelab/fencelab/internal/text"
@@ -36,27 +37,27 @@ git tracks it, the grader's, with setup.sh and run_autograder at its root
 (docs/gradescope shows both recipes), and the starter in .autograder/.
 Upload it as the assignment's autograder.`
 
-func handoutCmd(ctx context.Context, c *call, args []string) error {
-	fs := newFlagSet(c, "-o DIR | -gradescope FILE.zip [flags]", handoutSummary)
-	var files files
+func Handout(ctx context.Context, c *command.Call, args []string) error {
+	fs := command.NewFlagSet(c, "-o DIR | -gradescope FILE.zip [flags]", handoutSummary)
+	var files command.Files
 	fs.Var(&files, "mutants", "the exercise's mutants file (repeatable; default: the module's "+exercise.Catalog+")")
 	out := fs.String("o", "", "write the hand-out into `dir`, which must not exist or be empty")
 	gradescope := fs.String("gradescope", "", "write the autograder's zip for Gradescope to `file` instead (FILE.zip)")
 	var opt handout.Options
 	fs.StringVar(&opt.Starter, "tests", "", "write the tests assignment, with this starter test `file` (FILE_test.go) in the exercise's package")
-	if err := parseFlagsOnly(fs, args); err != nil {
+	if err := command.ParseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case *out == "" && *gradescope == "":
-		return usagef(fs, "no -o DIR: where the hand-out goes (or -gradescope FILE.zip, the autograder's zip)")
+		return command.Usagef(fs, "no -o DIR: where the hand-out goes (or -gradescope FILE.zip, the autograder's zip)")
 	case *out != "" && *gradescope != "":
-		return usagef(fs, "-o writes the hand-out and -gradescope the autograder's zip: one at a time")
+		return command.Usagef(fs, "-o writes the hand-out and -gradescope the autograder's zip: one at a time")
 	case *gradescope != "" && !strings.HasSuffix(*gradescope, ".zip"):
-		return usagef(fs, "-gradescope %s: want a zip file, FILE.zip", *gradescope)
+		return command.Usagef(fs, "-gradescope %s: want a zip file, FILE.zip", *gradescope)
 	}
 	if opt.Starter != "" && !strings.HasSuffix(opt.Starter, "_test.go") {
-		return usagef(fs, "-tests %s: want a Go test file, FILE_test.go", opt.Starter)
+		return command.Usagef(fs, "-tests %s: want a Go test file, FILE_test.go", opt.Starter)
 	}
 	set, err := exercise.Find(".", files)
 	if err != nil {
@@ -72,7 +73,7 @@ func handoutCmd(ctx context.Context, c *call, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "mutate: wrote %s, the hand-out; left out %s: %s; wrote %s\n",
+	fmt.Fprintf(c.Stderr, "mutate: wrote %s, the hand-out; left out %s: %s; wrote %s\n",
 		*out, text.Count(len(left), "path", "paths"), summarize(left, 6), strings.Join(wrote, ", "))
 	return nil
 }
@@ -87,8 +88,8 @@ func summarize(paths []string, n int) string {
 
 // gradescopeZip writes the autograder's zip of the assignment that opt
 // chooses to path.
-func gradescopeZip(c *call, set *exercise.Set, path string, opt handout.Options) error {
-	if err := checkOut(path, true); err != nil {
+func gradescopeZip(c *command.Call, set *exercise.Set, path string, opt handout.Options) error {
+	if err := command.CheckOut(path, true); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".mutate-zip-*")
@@ -113,7 +114,7 @@ func gradescopeZip(c *call, set *exercise.Set, path string, opt handout.Options)
 	if opt.Starter != "" {
 		what = "the tests assignment's"
 	}
-	fmt.Fprintf(c.stderr, "mutate: wrote %s, %s autograder for Gradescope: %s, setup.sh and run_autograder at its root; upload it as the assignment's autograder (docs/course.md)\n",
+	fmt.Fprintf(c.Stderr, "mutate: wrote %s, %s autograder for Gradescope: %s, setup.sh and run_autograder at its root; upload it as the assignment's autograder (docs/course.md)\n",
 		path, what, text.Count(n, "file", "files"))
 	return nil
 }

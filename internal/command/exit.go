@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"github.com/fencelab/fencelab/internal/yamlfile"
 )
 
-// answer is a command's answer when it is not 0: the exit code of a run
+// Answer is a command's Answer when it is not 0: the exit code of a run
 // with a survivor (1) or a timeout (3), of a check with an inexact
 // prediction (1), of a report out of date (1). It is not an error: the
 // command has printed its result.
-type answer int
+type Answer int
 
-func (v answer) Error() string { return fmt.Sprintf("exit status %d", int(v)) }
+func (v Answer) Error() string { return fmt.Sprintf("exit status %d", int(v)) }
 
 // errUsage marks an error whose message, and the command's usage, have
 // been printed.
@@ -28,7 +28,7 @@ var errUsage = errors.New("usage")
 // rest are counted.
 const maxProblems = 20
 
-// exitCode prints what a command returned, if anything is left to print,
+// ExitCode prints what a command returned, if anything is left to print,
 // and maps it to the exit code (see report.ExitHelp): 0 for nothing, an
 // answer's own code, and 2 for any error. An interrupt, at any moment,
 // is the one message of harness.ErrInterrupted, whatever was running. A
@@ -36,31 +36,31 @@ const maxProblems = 20
 // file:line:col, the first maxProblems of each list; so is every list of
 // errors joined (the problems of each file of a class). What an error
 // quotes of an input never moves the terminal's cursor (see text.Prose).
-func exitCode(ctx context.Context, c *call, err error) int {
-	var v answer
+func ExitCode(ctx context.Context, c *Call, err error) int {
+	var v Answer
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return report.ExitKilled
 	case errors.As(err, &v):
 		return int(v)
 	case ctx.Err() != nil || errors.Is(err, harness.ErrInterrupted):
-		fmt.Fprintf(c.stderr, "%s: %v\n", c.prefix(), harness.ErrInterrupted)
+		fmt.Fprintf(c.Stderr, "%s: %v\n", c.prefix(), harness.ErrInterrupted)
 	case errors.Is(err, errUsage):
 	case isProblems(err):
 		n := 0
 		for _, list := range problemLists(err) {
 			for i, e := range list {
 				if i == maxProblems {
-					fmt.Fprintf(c.stderr, "… and %d more\n", len(list)-maxProblems)
+					fmt.Fprintf(c.Stderr, "… and %d more\n", len(list)-maxProblems)
 					break
 				}
-				fmt.Fprintln(c.stderr, text.Prose(e.Error()))
+				fmt.Fprintln(c.Stderr, text.Prose(e.Error()))
 			}
 			n += len(list)
 		}
-		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Count(n, "problem", "problems"))
+		fmt.Fprintf(c.Stderr, "%s: %s\n", c.prefix(), text.Count(n, "problem", "problems"))
 	default:
-		fmt.Fprintf(c.stderr, "%s: %s\n", c.prefix(), text.Prose(err.Error()))
+		fmt.Fprintf(c.Stderr, "%s: %s\n", c.prefix(), text.Prose(err.Error()))
 	}
 	return report.ExitError
 }
@@ -93,8 +93,8 @@ func problemLists(err error) []yamlfile.Errors {
 	return lists
 }
 
-// interrupted returns err, or harness.ErrInterrupted if ctx is done.
-func interrupted(ctx context.Context, err error) error {
+// Interrupted returns err, or harness.ErrInterrupted if ctx is done.
+func Interrupted(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return harness.ErrInterrupted
 	}

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"errors"
@@ -11,19 +11,19 @@ import (
 	"github.com/fencelab/fencelab/internal/report"
 )
 
-// outputs are where the result of a run goes, and what decides its exit
+// Outputs are where the result of a run goes, and what decides its exit
 // code: the kill matrix or JSON on stdout, GitHub annotations, the files
 // of -junit, -stryker and -html, and -min-score. run and merge share them;
 // check writes -stryker and -html.
-type outputs struct {
-	asJSON, github, verbose, answers bool
+type Outputs struct {
+	asJSON, github, verbose, Answers bool
 	// files are the report files asked for: a path by format's flag.
 	files    map[string]*string
 	minScore float64
-	// exercise are the ids of the run's mutants that are the exercise's,
+	// Exercise are the ids of the run's mutants that are the Exercise's,
 	// whose failing tests the kill matrix does not name (see
 	// exerciseIDs).
-	exercise map[string]bool
+	Exercise map[string]bool
 }
 
 // fileFormat is a report that a flag writes to a file. Adding a format is
@@ -56,18 +56,18 @@ var fileFormats = []fileFormat{
 	},
 }
 
-func (o *outputs) register(fs *flag.FlagSet) {
+func (o *Outputs) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON instead of the kill matrix")
-	o.registerFiles(fs)
+	o.RegisterFiles(fs)
 	fs.BoolVar(&o.github, "github", false, "also print GitHub Actions annotations for mutants not killed")
 	fs.BoolVar(&o.verbose, "v", false, "print each failing test's message in the kill matrix")
-	fs.BoolVar(&o.answers, "answers", false, "name the tests that failed under the mutants of the module's catalog in the kill matrix: the exercise's answers (-json and the report files always do)")
+	fs.BoolVar(&o.Answers, "answers", false, "name the tests that failed under the mutants of the module's catalog in the kill matrix: the exercise's answers (-json and the report files always do)")
 	fs.Float64Var(&o.minScore, "min-score", 0, "gate on the mutation score instead: exit 1 if it is below `ratio` (0.8: 80% of the mutants detected)")
 }
 
-// registerFiles registers the flags of the report files: every format's,
+// RegisterFiles registers the flags of the report files: every format's,
 // or only the named ones.
-func (o *outputs) registerFiles(fs *flag.FlagSet, only ...string) {
+func (o *Outputs) RegisterFiles(fs *flag.FlagSet, only ...string) {
 	o.files = map[string]*string{}
 	for _, f := range fileFormats {
 		if len(only) == 0 || slices.Contains(only, f.flag) {
@@ -77,15 +77,15 @@ func (o *outputs) registerFiles(fs *flag.FlagSet, only ...string) {
 }
 
 // file returns the path given to format's flag, "" if none.
-func (o *outputs) file(format string) string {
+func (o *Outputs) file(format string) string {
 	if p := o.files[format]; p != nil {
 		return *p
 	}
 	return ""
 }
 
-// paths returns the files to write.
-func (o *outputs) paths() []string {
+// Paths returns the files to write.
+func (o *Outputs) Paths() []string {
 	var paths []string
 	for _, f := range fileFormats {
 		if p := o.file(f.flag); p != "" {
@@ -95,52 +95,52 @@ func (o *outputs) paths() []string {
 	return paths
 }
 
-// stdoutOnly drops every output but stdout's matrix or JSON: what an
+// StdoutOnly drops every output but stdout's matrix or JSON: what an
 // interrupted run prints.
-func (o *outputs) stdoutOnly() {
+func (o *Outputs) StdoutOnly() {
 	o.files, o.github, o.minScore = nil, false, 0
 }
 
-// check checks the flags, and that the files can be written, before
+// Check checks the flags, and that the files can be written, before
 // anything runs.
-func (o *outputs) check() error {
+func (o *Outputs) Check() error {
 	if o.asJSON && o.github {
 		return errors.New("-json and -github both write to stdout: pick one (-junit FILE writes a file)")
 	}
 	if o.minScore < 0 || o.minScore > 1 {
 		return fmt.Errorf("-min-score %g: want a ratio from 0 to 1, such as 0.8", o.minScore)
 	}
-	for _, file := range o.paths() {
-		if err := checkOut(file, true); err != nil {
+	for _, file := range o.Paths() {
+		if err := CheckOut(file, true); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// write prints rep and writes its files, the sources read from the module
+// Write prints rep and writes its files, the sources read from the module
 // at root; show returns the command that shows a mutant. It returns the
 // run's answer.
-func (o *outputs) write(c *call, root string, rep *report.Report, show func(id string) string) error {
+func (o *Outputs) Write(c *Call, root string, rep *report.Report, show func(id string) string) error {
 	if o.github {
-		if err := rep.WriteGitHub(c.stdout, show); err != nil {
+		if err := rep.WriteGitHub(c.Stdout, show); err != nil {
 			return err
 		}
 	}
 	var err error
 	if o.asJSON {
-		err = rep.WriteJSON(c.stdout)
+		err = rep.WriteJSON(c.Stdout)
 	} else {
 		opt := report.TextOptions{Verbose: o.verbose}
-		if !o.answers {
-			opt.Exercise = o.exercise
+		if !o.Answers {
+			opt.Exercise = o.Exercise
 		}
-		err = rep.WriteText(c.stdout, opt)
+		err = rep.WriteText(c.Stdout, opt)
 	}
 	if err != nil {
 		return err
 	}
-	if err := o.writeFiles(c, root, rep); err != nil {
+	if err := o.WriteFiles(c, root, rep); err != nil {
 		return err
 	}
 	code := rep.ExitCode()
@@ -150,17 +150,17 @@ func (o *outputs) write(c *call, root string, rep *report.Report, show func(id s
 		if score < o.minScore {
 			side = "below"
 		}
-		fmt.Fprintf(c.stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*score, side, 100*o.minScore)
+		fmt.Fprintf(c.Stderr, "mutate: mutation score %.1f%%, %s the minimum %.1f%%\n", 100*score, side, 100*o.minScore)
 	}
 	if code != report.ExitKilled {
-		return answer(code)
+		return Answer(code)
 	}
 	return nil
 }
 
-// writeFiles writes the report files of rep, the sources read from the
+// WriteFiles writes the report files of rep, the sources read from the
 // module at root when a format needs them.
-func (o *outputs) writeFiles(c *call, root string, rep *report.Report) error {
+func (o *Outputs) WriteFiles(c *Call, root string, rep *report.Report) error {
 	var src report.Sources
 	read := false
 	for _, f := range fileFormats {
@@ -175,18 +175,18 @@ func (o *outputs) writeFiles(c *call, root string, rep *report.Report) error {
 			}
 			read = true
 		}
-		if err := c.writeFile(path, f.what, func(w io.Writer) error { return f.write(w, rep, src) }); err != nil {
+		if err := c.WriteFile(path, f.what, func(w io.Writer) error { return f.write(w, rep, src) }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// exerciseIDs returns the ids (qualified in a run of a pattern) of the
+// ExerciseIDs returns the ids (qualified in a run of a pattern) of the
 // plan's mutants that the module's catalog holds: the exercise's, whose
 // failing tests are the answers a learner predicts. Mutants of other
 // files (a learner's own, experiments) and generated ones are not.
-func exerciseIDs(plan *exercise.Plan) map[string]bool {
+func ExerciseIDs(plan *exercise.Plan) map[string]bool {
 	ids := map[string]bool{}
 	for _, u := range plan.Units {
 		if u.Set == nil {

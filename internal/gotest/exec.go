@@ -441,7 +441,7 @@ func (r *running) sandboxStatus(res *Result) error {
 	if r.box == nil {
 		return nil
 	}
-	st, err := r.box.Status()
+	st, err := r.box.Ending()
 	switch {
 	case err == nil:
 		res.ExitCode, res.Signal = st.Code, st.Signal

@@ -93,29 +93,29 @@ func LandlockGaps(abi int, root, users bool) []string {
 // how the program ended once it has, and everything it started has been
 // ended, or when stop reads end of file, once it has ended the program
 // too.
-func runLandlock(req request, stop *os.File) (Status, error) {
+func runLandlock(req request, stop *os.File) (Ending, error) {
 	abi := LandlockABI()
 	if abi < 1 {
-		return Status{}, errNoLandlock
+		return Ending{}, errNoLandlock
 	}
 	spec := req.Spec
 	if err := fits(spec); err != nil {
-		return Status{}, err
+		return Ending{}, err
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return Status{}, fmt.Errorf("become a subreaper: %w", err)
+		return Ending{}, fmt.Errorf("become a subreaper: %w", err)
 	}
 	u := ownUser(req.Root)
 	tasks := uint64(maxTasks)
 	if u.own {
 		for _, path := range slices.Concat(spec.Writable, spec.Own, spec.Copies, spec.Files) {
 			if err := give(path, spec.ReadOnly, u.uid, u.gid); err != nil {
-				return Status{}, fmt.Errorf("give %s to the sandbox's user: %w", path, err)
+				return Ending{}, fmt.Errorf("give %s to the sandbox's user: %w", path, err)
 			}
 		}
 		for _, path := range []string{req.Dir, filepath.Dir(req.Path)} {
 			if err := reachable(path, u); err != nil {
-				return Status{}, err
+				return Ending{}, err
 			}
 		}
 	} else if !req.Root {
@@ -124,11 +124,11 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 		tasks += uint64(proc.TasksOf(os.Getuid()))
 	}
 	if err := bound(spec, tasks); err != nil {
-		return Status{}, err
+		return Ending{}, err
 	}
 	rules, err := landlockRules(spec, req.Path == "")
 	if err != nil {
-		return Status{}, err
+		return Ending{}, err
 	}
 	child := programCmd(req)
 	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -153,7 +153,7 @@ func runLandlock(req request, stop *os.File) (Status, error) {
 		close(ended)
 	}()
 	if err := <-started; err != nil {
-		return Status{}, err
+		return Ending{}, err
 	}
 	reapOrphans(child.Process.Pid)
 	stopped := make(chan struct{})

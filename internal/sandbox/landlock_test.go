@@ -293,8 +293,8 @@ func TestLandlock_StopEndsEverything(t *testing.T) {
 		c.Process.Kill()
 		t.Fatal("the init did not end a minute after Stop")
 	}
-	if st, err := c.Status(); err != nil || st != (Status{Code: -1, Signal: "killed"}) {
-		t.Errorf("Status() = %v, %v; want signal killed", st, err)
+	if st, err := c.Ending(); err != nil || st != (Ending{Code: -1, Signal: "killed"}) {
+		t.Errorf("Ending() = %v, %v; want signal killed", st, err)
 	}
 	if n := sleepers(t); n != 0 {
 		t.Errorf("%d sleep %s processes left after Stop", n, daemonSleep)

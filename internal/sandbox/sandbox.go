@@ -190,7 +190,7 @@ func Init() {
 	os.Exit(runInit(req))
 }
 
-// ErrInitEnded is the error of Status when the init ended without saying
+// ErrInitEnded is the error of Ending when the init ended without saying
 // how the program ended: it was killed from outside the sandbox, since no
 // process inside can signal it.
 var ErrInitEnded = errors.New("the sandbox's init ended before the program it ran")
@@ -199,14 +199,14 @@ var ErrInitEnded = errors.New("the sandbox's init ended before the program it ra
 // sandbox; it says why on stderr.
 const initFailed = 125
 
-// Status is how a sandboxed program ended, as its init reports it on the
+// Ending is how a sandboxed program ended, as its init reports it on the
 // status pipe: "exit N" or "signal NAME".
-type Status struct {
+type Ending struct {
 	Code   int    // -1 when a signal ended it
 	Signal string // the signal's name
 }
 
-func (s Status) String() string {
+func (s Ending) String() string {
 	if s.Signal != "" {
 		return "signal " + s.Signal
 	}
@@ -214,16 +214,16 @@ func (s Status) String() string {
 }
 
 // parseStatus reads what String wrote.
-func parseStatus(s string) (Status, bool) {
+func parseStatus(s string) (Ending, bool) {
 	kind, val, ok := strings.Cut(strings.TrimSpace(s), " ")
 	switch {
 	case !ok:
-		return Status{}, false
+		return Ending{}, false
 	case kind == "signal":
-		return Status{Code: -1, Signal: val}, true
+		return Ending{Code: -1, Signal: val}, true
 	case kind == "exit":
 		n, err := strconv.Atoi(val)
-		return Status{Code: n}, err == nil
+		return Ending{Code: n}, err == nil
 	}
-	return Status{}, false
+	return Ending{}, false
 }

@@ -22,7 +22,7 @@ import (
 
 // Cmd is a program to run in a sandbox: exec.Cmd starts its init, whose
 // stdin, stdout and stderr the program gets. Set those, start it with
-// Start (or exec.Cmd's, then call Started), wait for it, and ask Status how
+// Start (or exec.Cmd's, then call Started), wait for it, and ask Ending how
 // the program ended. Stop ends the program early.
 type Cmd struct {
 	*exec.Cmd
@@ -125,25 +125,25 @@ func (c *Cmd) Stop() bool {
 	return true
 }
 
-// Status returns how the program ended, once the init has exited; an
+// Ending returns how the program ended, once the init has exited; an
 // error if the init could not set up the sandbox or start the program, or
 // ErrInitEnded if it was killed before the program ended.
-func (c *Cmd) Status() (Status, error) {
+func (c *Cmd) Ending() (Ending, error) {
 	defer c.status.Close()
 	if c.stop != nil {
 		c.stop.Close()
 	}
 	data, err := io.ReadAll(c.status)
 	if err != nil {
-		return Status{}, err
+		return Ending{}, err
 	}
 	line := strings.TrimSpace(string(data))
 	if why, ok := strings.CutPrefix(line, "error "); ok {
-		return Status{}, errors.New(why)
+		return Ending{}, errors.New(why)
 	}
 	st, ok := parseStatus(line)
 	if !ok {
-		return Status{}, fmt.Errorf("%w (%s)", ErrInitEnded, c.ProcessState)
+		return Ending{}, fmt.Errorf("%w (%s)", ErrInitEnded, c.ProcessState)
 	}
 	return st, nil
 }
@@ -248,11 +248,11 @@ func programCmd(req request) *exec.Cmd {
 }
 
 // statusOf returns how the process of ps ended.
-func statusOf(ps *os.ProcessState) Status {
+func statusOf(ps *os.ProcessState) Ending {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return Status{Code: -1, Signal: ws.Signal().String()}
+		return Ending{Code: -1, Signal: ws.Signal().String()}
 	}
-	return Status{Code: ps.ExitCode()}
+	return Ending{Code: ps.ExitCode()}
 }
 
 // maxTasks bounds the processes and threads that a sandbox's program may
@@ -424,13 +424,13 @@ func probe(tier Tier) error {
 		}
 		return fmt.Errorf("cannot start a process in new mount, PID, network, IPC and UTS namespaces%s: %w", map[bool]string{false: " and a user namespace"}[os.Geteuid() == 0], err)
 	}
-	st, err := c.Status()
+	st, err := c.Ending()
 	switch {
 	case err != nil && c.ProcessState.ExitCode() != initFailed:
 		return errors.New("the program does not call sandbox.Init first")
 	case err != nil:
 		return err
-	case st != (Status{}):
+	case st != (Ending{}):
 		return fmt.Errorf("the program started in a sandbox ended with %s: %s", st, strings.TrimSpace(out.String()))
 	}
 	return nil

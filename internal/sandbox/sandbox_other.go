@@ -28,8 +28,8 @@ func (c *Cmd) Started() {}
 // Stop does nothing here.
 func (c *Cmd) Stop() bool { return false }
 
-// Status returns an error here.
-func (c *Cmd) Status() (Status, error) { return Status{}, errUnavailable }
+// Ending returns an error here.
+func (c *Cmd) Ending() (Ending, error) { return Ending{}, errUnavailable }
 
 func runInit(request) int { return initFailed }
 

@@ -284,17 +284,17 @@ func helper(what string) int {
 
 // run runs the helper doing what with arg in a sandbox of spec, and
 // returns what it printed and how it ended.
-func run(t *testing.T, spec Spec, what, arg string) (string, Status) {
+func run(t *testing.T, spec Spec, what, arg string) (string, Ending) {
 	t.Helper()
 	out, st, err := runErr(t, spec, what, arg)
 	if err != nil {
-		t.Fatalf("Status() error = %v\n%s", err, out)
+		t.Fatalf("Ending() error = %v\n%s", err, out)
 	}
 	return out, st
 }
 
 // start runs the helper doing what with arg in a sandbox of spec, and
-// returns what it printed and the error of the sandbox's Status.
+// returns what it printed and the error of the sandbox's Ending.
 func start(t *testing.T, spec Spec, what, arg string) (string, error) {
 	t.Helper()
 	out, _, err := runErr(t, spec, what, arg)
@@ -303,8 +303,8 @@ func start(t *testing.T, spec Spec, what, arg string) (string, error) {
 
 // runErr runs the helper doing what with arg in a sandbox of spec, and
 // returns what it printed, how it ended and the error of the sandbox's
-// Status.
-func runErr(t *testing.T, spec Spec, what, arg string) (string, Status, error) {
+// Ending.
+func runErr(t *testing.T, spec Spec, what, arg string) (string, Ending, error) {
 	t.Helper()
 	Need(t, spec.tier())
 	bin := program(t, spec.tier())
@@ -320,7 +320,7 @@ func runErr(t *testing.T, spec Spec, what, arg string) (string, Status, error) {
 		t.Fatal(err)
 	}
 	waitErr := c.Wait()
-	st, err := c.Status()
+	st, err := c.Ending()
 	if waitErr != nil && err == nil {
 		t.Fatalf("the init: %v\n%s", waitErr, out.String())
 	}
@@ -513,11 +513,11 @@ func TestSandbox_TheProgramCannotRemount(t *testing.T) {
 // The init reports the program's exit code, or the signal that ended it.
 func TestSandbox_StatusOfTheProgram(t *testing.T) {
 	eachTier(t, func(t *testing.T, spec Spec) {
-		if _, st := run(t, spec, "exit", "3"); st != (Status{Code: 3}) {
-			t.Errorf("Status() = %v, want exit 3", st)
+		if _, st := run(t, spec, "exit", "3"); st != (Ending{Code: 3}) {
+			t.Errorf("Ending() = %v, want exit 3", st)
 		}
-		if _, st := run(t, spec, "kill", ""); st != (Status{Code: -1, Signal: "killed"}) {
-			t.Errorf("Status() = %v, want signal killed", st)
+		if _, st := run(t, spec, "kill", ""); st != (Ending{Code: -1, Signal: "killed"}) {
+			t.Errorf("Ending() = %v, want signal killed", st)
 		}
 	})
 }
@@ -695,8 +695,8 @@ func TestSandbox_HostNameAndIPCAreItsOwn(t *testing.T) {
 // status pipe was is not how it ended.
 func TestSandbox_StatusPipeIsOutOfReach(t *testing.T) {
 	eachTier(t, func(t *testing.T, spec Spec) {
-		if out, st := run(t, spec, "status-pipe", ""); st != (Status{Code: 7}) || out != "true" {
-			t.Errorf("Status() = %v, output %q; want exit 7, and the write refused", st, out)
+		if out, st := run(t, spec, "status-pipe", ""); st != (Ending{Code: 7}) || out != "true" {
+			t.Errorf("Ending() = %v, output %q; want exit 7, and the write refused", st, out)
 		}
 	})
 }
@@ -705,8 +705,8 @@ func TestSandbox_StatusPipeIsOutOfReach(t *testing.T) {
 // goes on.
 func TestSandbox_SignalsToTheInitAreDropped(t *testing.T) {
 	eachTier(t, func(t *testing.T, spec Spec) {
-		if out, st := run(t, spec, "signal-init", ""); st != (Status{}) || out != "alive" {
-			t.Errorf("Status() = %v, output %q; want exit 0, alive", st, out)
+		if out, st := run(t, spec, "signal-init", ""); st != (Ending{}) || out != "alive" {
+			t.Errorf("Ending() = %v, output %q; want exit 0, alive", st, out)
 		}
 	})
 }
@@ -946,8 +946,8 @@ func TestSandbox_RefusesTheKernelsRiskyCalls(t *testing.T) {
 // and allowed those of allowedCalls.
 func testRiskyCalls(t *testing.T, spec Spec, wants map[string]string) {
 	out, st := run(t, spec, "calls", "")
-	if st != (Status{}) {
-		t.Fatalf("Status() = %v, want exit 0\n%s", st, out)
+	if st != (Ending{}) {
+		t.Fatalf("Ending() = %v, want exit 0\n%s", st, out)
 	}
 	got := map[string]string{}
 	for line := range strings.Lines(out) {
@@ -1003,7 +1003,7 @@ func errText(err error) string {
 // thread); as many as a test needs are fine.
 func TestSandbox_TasksAreBounded(t *testing.T) {
 	eachTier(t, func(t *testing.T, spec Spec) {
-		if out, st := run(t, spec, "threads", "100"); st != (Status{}) || out != "held 100" {
+		if out, st := run(t, spec, "threads", "100"); st != (Ending{}) || out != "held 100" {
 			t.Errorf("100 threads: %v, %q; want them held", st, out)
 		}
 		out, st := run(t, spec, "threads", strconv.Itoa(maxTasks+1000))

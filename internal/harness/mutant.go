@@ -61,7 +61,8 @@ type mutantRun struct {
 // failures were flaky runs once more, a generated one with those tests
 // last, so that one failing first again cannot stop the run before the
 // others; if again no failure is confirmed, it is flaky.
-func runMutant(ctx context.Context, cfg config, p *prepared, b *Baseline, a *mutation.Applied, dir string, limit time.Duration, k *killers) (r report.Mutant, err error) {
+func (s *scheduler) runMutant(ctx context.Context, a *mutation.Applied, dir string) (r report.Mutant, err error) {
+	cfg, p, b, limit, k := s.cfg, s.p, s.b, s.limit, s.k
 	r = newResult(p, a)
 	start := time.Now()
 	defer func() { r.Seconds = time.Since(start).Seconds() }()

@@ -129,7 +129,7 @@ func (s *scheduler) run(ctx, gctx context.Context, i int, a *mutation.Applied) e
 	s.suspects = append(s.suspects, a.Mutant.ID)
 	s.started[a.Mutant.ID] = true
 	s.mu.Unlock()
-	r, err := runMutant(gctx, s.cfg, s.p, s.b, a, filepath.Join(s.p.tmp, "mutant", strconv.Itoa(i)), s.limit, s.k)
+	r, err := s.runMutant(gctx, a, filepath.Join(s.p.tmp, "mutant", strconv.Itoa(i)))
 	if err != nil {
 		return fmt.Errorf("mutant %s: %w", a.Mutant.ID, err)
 	}

@@ -200,6 +200,24 @@ func TestEveryWrite_AnErrorMeansNothingWasWritten(t *testing.T) {
 	slices.Sort(took)
 	spread := took[len(took)/2]
 	rnd := rand.New(rand.NewPCG(1, 2))
+	// ClaimMany's write is the claim of the owner it granted, if any: its
+	// answer is that owner's, and an owner with an error got no fence.
+	var granted string
+	claimMany := func(ctx context.Context, id string) (bool, error) {
+		owners := []string{"B", "C"}
+		fences, err := s.ClaimMany(ctx, id, owners, 20, 5)
+		granted = ""
+		for i, fence := range fences {
+			switch oerr := ownerErr(err, i); {
+			case fence != 0 && oerr != nil:
+				t.Fatalf("ClaimMany() gave %s fence %d and the error %v", owners[i], fence, oerr)
+			case fence != 0:
+				granted = owners[i]
+				return true, nil
+			}
+		}
+		return false, err
+	}
 	writes := []struct {
 		name  string
 		do    func(ctx context.Context, id string) (bool, error)
@@ -213,6 +231,12 @@ func TestEveryWrite_AnErrorMeansNothingWasWritten(t *testing.T) {
 			func(j *lease.Job) bool { return j.Done && j.Result == "r" }},
 		{"Release", func(ctx context.Context, id string) (bool, error) { return s.Release(ctx, id, "A", 1) },
 			func(j *lease.Job) bool { return j.Owner == "" }},
+		{"Claim", func(ctx context.Context, id string) (bool, error) {
+			fence, err := s.Claim(ctx, id, "B", 20, 5)
+			return fence == 2, err
+		}, func(j *lease.Job) bool { return j.Owner == "B" && j.Fence == 2 }},
+		{"ClaimMany", claimMany,
+			func(j *lease.Job) bool { return j.Fence == 2 && (granted == "" || j.Owner == granted) }},
 	}
 	const tries = 100
 	for _, w := range writes {
@@ -254,4 +278,20 @@ func TestEveryWrite_AnErrorMeansNothingWasWritten(t *testing.T) {
 		}
 		t.Logf("%s: %d stored, %d refused, of %d with their context ended within %v", w.name, stored, refused, tries, spread)
 	}
+}
+
+// ownerErr returns the *lease.OwnerError at place i of err, an error of
+// ClaimMany; nil if there is none.
+func ownerErr(err error, i int) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	for _, e := range joined.Unwrap() {
+		var oe *lease.OwnerError
+		if errors.As(e, &oe) && oe.Index == i {
+			return oe
+		}
+	}
+	return nil
 }

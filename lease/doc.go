@@ -152,8 +152,10 @@
 // process has open opens one connection more while it runs, and closes it
 // before it returns; of one that a Store has open, it runs on a
 // connection of their pool. [Open]'s waits share one deadline, the busy
-// timeout from its start, whatever statement meets the lock; it tries
-// again after 1 ms, then after twice as long each time, up to 50 ms.
+// timeout from its start, whatever it waits for: a connection of that
+// pool, or another connection's lock, at whichever statement meets it. It
+// tries a statement that met the lock again after 1 ms, then after twice
+// as long each time, up to 50 ms.
 //
 // With no owners, ClaimMany claims nothing and returns an empty slice,
 // unless its context has ended: the context is checked as for any call. A

@@ -167,26 +167,30 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, &openError{path, err}
 	}
-	f, err := openShared(ctx, path)
+	// Every wait of Open ends by one deadline, the busy timeout from now,
+	// whatever it waits for first: a connection of the file's pool, the
+	// file's lock, the schema check.
+	deadline := clockOf(ctx).Now().Add(openTimeout(ctx))
+	f, err := openShared(ctx, path, deadline)
 	if err != nil {
 		return nil, &openError{path, withContext(ctx, err)}
 	}
 	return &Store{db: f.db, reads: f.reads, file: f}, nil
 }
 
-// openShared prepares the file at path (see prepare) and returns its
-// connections, counting one Store more: those of this process's Stores of
-// it, or new ones.
-func openShared(ctx context.Context, path string) (*shared, error) {
+// openShared prepares the file at path (see prepare), waiting for other
+// connections until deadline, and returns its connections, counting one
+// Store more: those of this process's Stores of it, or new ones.
+func openShared(ctx context.Context, path string, deadline time.Time) (*shared, error) {
 	if f := sharedOf(path); f != nil {
 		// On a connection of its own pool: one more would leave its
 		// descriptor open when it closed (see shared). The wait for one
-		// ends with Open's other waits.
-		wait, cancel := context.WithTimeout(ctx, openTimeout(ctx))
+		// ends by Open's deadline too.
+		wait, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		conn, err := f.db.Conn(wait)
 		if err == nil {
-			err = prepareOn(ctx, conn, true)
+			err = prepareOn(ctx, conn, true, deadline)
 			conn.Close()
 		}
 		if err != nil {
@@ -195,7 +199,7 @@ func openShared(ctx context.Context, path string) (*shared, error) {
 		}
 		return f, nil
 	}
-	if err := prepare(ctx, path); err != nil {
+	if err := prepare(ctx, path, deadline); err != nil {
 		return nil, err
 	}
 	info, err := os.Stat(path)
@@ -285,10 +289,11 @@ func (e *openError) Unwrap() error { return e.err }
 // The connection has no busy timeout: SQLite's busy handler would wait
 // whatever ctx says, and opening a connection runs its DSN's pragmas with
 // no context at all. Each statement that meets another connection's lock
-// is tried again here instead, until the busy timeout (10 s) passes or
-// ctx ends; an error that is not SQLITE_BUSY (a file that is not a
-// database, a read-only file) ends prepare at once.
-func prepare(ctx context.Context, path string) error {
+// is tried again here instead, until deadline (Open's: the busy timeout,
+// 10 s, from its start) passes or ctx ends; an error that is not
+// SQLITE_BUSY (a file that is not a database, a read-only file) ends
+// prepare at once.
+func prepare(ctx context.Context, path string, deadline time.Time) error {
 	db, err := sql.Open("sqlite", prepareDSN(path))
 	if err != nil {
 		return err
@@ -299,14 +304,15 @@ func prepare(ctx context.Context, path string) error {
 		return err
 	}
 	defer conn.Close()
-	return prepareOn(ctx, conn, false)
+	return prepareOn(ctx, conn, false, deadline)
 }
 
 // prepareOn is prepare on conn: prepare's own connection, or, pooled, a
 // connection of the Stores of the file in this process, whose busy
 // timeout it sets to 0 while it runs and then back, and which it hands
-// back with no transaction open.
-func prepareOn(ctx context.Context, conn *sql.Conn, pooled bool) (err error) {
+// back with no transaction open. It waits for other connections' locks
+// until deadline, on ctx's clock.
+func prepareOn(ctx context.Context, conn *sql.Conn, pooled bool, deadline time.Time) (err error) {
 	if pooled {
 		if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout=0"); err != nil {
 			return err
@@ -314,7 +320,6 @@ func prepareOn(ctx context.Context, conn *sql.Conn, pooled bool) (err error) {
 		defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeoutMillis))
 	}
 	clock := clockOf(ctx)
-	deadline := clock.Now().Add(openTimeout(ctx))
 	exec := func(stmt string) error {
 		return retryBusy(ctx, clock, deadline, func() error {
 			_, err := conn.ExecContext(ctx, stmt)

@@ -3,6 +3,8 @@ package lease
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -73,5 +75,37 @@ func TestOpen_TwoOpensOfANewFileAtOnceShareItsConnections(t *testing.T) {
 	}
 	if st := s.db.Stats(); st.OpenConnections != 0 {
 		t.Fatalf("after both Stores closed, the file has %d connections open, want 0", st.OpenConnections)
+	}
+}
+
+// The Stores of one file in one process share its connections however
+// their paths name it: absolute, relative to the working directory,
+// through a symbolic link to the file or to its directory, with a "."
+// in it.
+func TestOpen_StoresOfOneFileShareItsConnectionsWhateverItsPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "jobs.db")
+	first := openHere(t, path)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := t.TempDir()
+	fileLink, dirLink := filepath.Join(links, "file.db"), filepath.Join(links, "dir")
+	if err := errors.Join(os.Symlink(path, fileLink), os.Symlink(dir, dirLink)); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{rel, fileLink, filepath.Join(dirLink, "jobs.db"), dir + "/./jobs.db"}
+	for _, p := range paths {
+		if s := openHere(t, p); s.file != first.file {
+			t.Errorf("Open(%q) has connections of its own; want those of the Store of %q, the same file", p, path)
+		}
+	}
+	if got, want := first.file.stores, 1+len(paths); got != want {
+		t.Errorf("the file's connections count %d Stores, want %d", got, want)
 	}
 }

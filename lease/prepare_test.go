@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,10 +68,12 @@ func hooks(ctx context.Context, before, wait func()) context.Context {
 	return ctx
 }
 
-// Every wait of OpenContext ends when its context does, with an error that
-// wraps the context's: for a writer at BEGIN, for a reader at the commit,
-// for a writer that began at the switch to WAL, and for a connection that
-// holds the file in locking_mode=EXCLUSIVE, which even a read waits for.
+// Every wait of OpenContext ends when its context does, at once, with an
+// error that wraps the context's: for a writer at BEGIN (of a new file,
+// and of one that a Store of the process has open), for a reader at the
+// commit, for a writer that began at the switch to WAL, and for a
+// connection that holds the file in locking_mode=EXCLUSIVE, which even a
+// read waits for.
 func TestOpenContext_EveryWaitEndsWithTheContext(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -89,6 +93,11 @@ func TestOpenContext_EveryWaitEndsWithTheContext(t *testing.T) {
 			b := newBlocker(t, path)
 			return func() { b.exec("BEGIN IMMEDIATE") }
 		}, "set journal mode: "},
+		{"WriterAtBeginOfAFileAStoreHasOpen", func(t *testing.T, path string) func() {
+			openHere(t, path)
+			newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+			return nil
+		}, "begin: "},
 		{"ExclusiveLockingMode", func(t *testing.T, path string) func() {
 			createTable(t, path)
 			newBlocker(t, path).exec("PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "COMMIT")
@@ -101,14 +110,22 @@ func TestOpenContext_EveryWaitEndsWithTheContext(t *testing.T) {
 			before := tc.setUp(t, path)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			// The context ends at Open's first wait; on a clock of the
+			// test's, whose waits are over at once, Open must not go on
+			// waiting until its busy timeout.
+			clock := &fakeClock{t: t, start: time.Now()}
 			waited := false
-			s, err := OpenContext(hooks(ctx, before, func() { waited = true; cancel() }), path)
+			ctx = context.WithValue(hooks(ctx, before, func() { waited = true; cancel() }), clockKey{}, clock)
+			s, err := OpenContext(ctx, path)
 			if err == nil {
 				s.Close()
 				t.Fatal("OpenContext() error = nil, want the context's")
 			}
 			if !waited || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), tc.stage) {
 				t.Fatalf("OpenContext() waited %v, error = %v; want it to wait, then wrap context.Canceled at %q", waited, err, tc.stage)
+			}
+			if clock.elapsed >= time.Second {
+				t.Fatalf("OpenContext() went on waiting for %v after its context ended, want it to return at once", clock.elapsed)
 			}
 		})
 	}
@@ -209,27 +226,42 @@ func TestSQLTokens_OneSpellingOfWhatMeansTheSame(t *testing.T) {
 type fakeClock struct {
 	t       *testing.T
 	start   time.Time
+	onWait  func(elapsed time.Duration)
+	mu      sync.Mutex // the test may move the time on (advance) while Open runs
 	elapsed time.Duration
 	waits   []time.Duration
-	onWait  func(elapsed time.Duration)
 }
 
-func (c *fakeClock) Now() time.Time { return c.start.Add(c.elapsed) }
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.start.Add(c.elapsed)
+}
 
 func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
 	c.waits = append(c.waits, d)
 	c.elapsed += d
+	n, elapsed := len(c.waits), c.elapsed
+	c.mu.Unlock()
 	// 10 s is 207 waits of the backoff: far more is a wait that does not
 	// move the time on.
-	if len(c.waits) > 10000 {
-		c.t.Fatalf("Open waited %d times in %v, the last ones %v", len(c.waits), c.elapsed, c.waits[len(c.waits)-3:])
+	if n > 10000 {
+		c.t.Fatalf("Open waited %d times in %v", n, elapsed)
 	}
 	if c.onWait != nil {
-		c.onWait(c.elapsed)
+		c.onWait(elapsed)
 	}
 	ch := make(chan time.Time, 1)
 	ch <- c.Now()
 	return ch
+}
+
+// advance moves the time on by d, as a wait that is not Open's own.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.elapsed += d
 }
 
 // wantBusy fails the test unless err is SQLITE_BUSY, met at stage.
@@ -253,6 +285,14 @@ func TestOpen_BacksOffFrom1msDoublingTo50ms(t *testing.T) {
 		t.Fatal("OpenContext(file a writer never lets go) error = nil, want SQLITE_BUSY")
 	}
 	wantBusy(t, err, "begin: ")
+	wantBackoff(t, clock)
+}
+
+// wantBackoff fails the test unless Open waited on clock 1 ms, then twice
+// as long each time up to 50 ms, and gave up at the first retry after
+// 10 s.
+func wantBackoff(t *testing.T, clock *fakeClock) {
+	t.Helper()
 	ms := time.Millisecond
 	want := []time.Duration{1 * ms, 2 * ms, 4 * ms, 8 * ms, 16 * ms, 32 * ms, 50 * ms}
 	if len(clock.waits) < len(want) || !slices.Equal(clock.waits[:len(want)], want) {
@@ -263,10 +303,143 @@ func TestOpen_BacksOffFrom1msDoublingTo50ms(t *testing.T) {
 			t.Fatalf("wait %d was %v, want 50ms from the 7th wait on", len(want)+i+1, d)
 		}
 	}
+	wantGaveUpAt10s(t, clock)
+}
+
+// wantGaveUpAt10s fails the test unless Open gave up at its first retry
+// after 10 s of clock's time, all its waits counted.
+func wantGaveUpAt10s(t *testing.T, clock *fakeClock) {
+	t.Helper()
 	last := clock.waits[len(clock.waits)-1]
 	if clock.elapsed <= 10*time.Second || clock.elapsed-last > 10*time.Second {
-		t.Fatalf("Open gave up after waiting %v, want it to give up at the first retry after 10s", clock.elapsed)
+		t.Fatalf("Open gave up after waiting %v in all, want it to give up at the first retry after 10s", clock.elapsed)
 	}
+}
+
+// A second Open of a file that a Store of the process has open runs on a
+// connection of that Store's pool, and waits for another connection's
+// lock as the first Open does: 1 ms, then twice as long each time up to
+// 50 ms, until the busy timeout.
+func TestOpen_OfAFileAStoreHasOpenBacksOffFrom1msDoublingTo50ms(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	first := openHere(t, path)
+	newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+	clock := &fakeClock{t: t, start: time.Now()}
+	s, err := OpenContext(context.WithValue(t.Context(), clockKey{}, clock), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext(file a Store has open, a writer never lets go) error = nil, want SQLITE_BUSY")
+	}
+	wantBusy(t, err, "begin: ")
+	wantBackoff(t, clock)
+	if got := first.db.Stats().OpenConnections; got > maxConns {
+		t.Errorf("the pool has %d connections open, want at most %d: the second Open ran on it", got, maxConns)
+	}
+}
+
+// Open's one deadline counts its wait for a connection of the pool too:
+// when every connection of the Stores' pool is busy for 9.995 s, and
+// another connection holds the file's lock after that, Open gives up 10 s
+// after it started, not 10 s after it got a connection.
+func TestOpen_WaitsOneDeadlineFromItsStartForThePoolAndTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	first := openHere(t, path)
+	if _, err := first.Enqueue(t.Context(), "job"); err != nil {
+		t.Fatal(err)
+	}
+	newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+	claims := holdPool(t, first)
+	clock := &fakeClock{t: t, start: time.Now()}
+	pooled := 10*time.Second - 5*time.Millisecond
+	go func() {
+		// Once Open waits for a connection, the claims hold the pool for
+		// 9.995 s of its clock; then one ends.
+		if !waitFor(func() bool { return first.db.Stats().WaitCount > 0 }) {
+			t.Error("Open never waited for a connection of the pool")
+		}
+		clock.advance(pooled)
+		claims[0]()
+	}()
+	s, err := OpenContext(context.WithValue(t.Context(), clockKey{}, clock), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext() error = nil, want SQLITE_BUSY at BEGIN")
+	}
+	wantBusy(t, err, "begin: ")
+	if clock.elapsed < pooled {
+		t.Fatalf("Open gave up after %v, before a connection of the pool was free at %v", clock.elapsed, pooled)
+	}
+	wantGaveUpAt10s(t, clock)
+}
+
+// The wait for a connection of the pool ends with OpenContext's context
+// too, at once, not when the busy timeout has passed.
+func TestOpenContext_TheWaitForAConnectionOfThePoolEndsWithTheContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	first := openHere(t, path)
+	if _, err := first.Enqueue(t.Context(), "job"); err != nil {
+		t.Fatal(err)
+	}
+	newBlocker(t, path).exec("BEGIN IMMEDIATE", "CREATE TABLE other(x)")
+	holdPool(t, first)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		waitFor(func() bool { return first.db.Stats().WaitCount > 0 })
+		cancel()
+	}()
+	s, err := Within(t, "OpenContext() once its context ended", func() (*Store, error) { return OpenContext(ctx, path) })
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenContext() error = nil, want the context's")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("OpenContext() error = %v, want it to wrap context.Canceled", err)
+	}
+}
+
+// openHere opens path, and closes it when the test ends.
+func openHere(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// holdPool makes every connection of s's pool busy: a claim of "job" on
+// each waits for another connection's write lock, which the test holds.
+// It returns the claims' cancels; they all end with the test.
+func holdPool(t *testing.T, s *Store) []context.CancelFunc {
+	t.Helper()
+	var cancels []context.CancelFunc
+	var wg sync.WaitGroup
+	for i := range maxConns {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels = append(cancels, cancel)
+		wg.Go(func() { s.Claim(ctx, "job", fmt.Sprint("w", i), 20, 10) })
+	}
+	t.Cleanup(func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+		wg.Wait()
+	})
+	Eventually(t, "every connection of the pool is held by a claim", func() bool { return s.db.Stats().InUse == maxConns })
+	return cancels
+}
+
+// waitFor reports whether cond holds within WaitLimit, polling it; for a
+// goroutine other than the test's, which cannot end the test.
+func waitFor(cond func() bool) bool {
+	for deadline := time.Now().Add(WaitLimit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
 }
 
 // Open's waits share one deadline: a writer that holds it up for 6 s at

@@ -171,6 +171,10 @@ func TestStore_ACallAfterCloseFailsWithErrClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("Close() again error = %v, want nil", err)
 	}
+	// Another connection holds the file's write lock: a call that began a
+	// transaction before it found the Store closed would wait for it, and
+	// end with its context, not with ErrClosed.
+	commit := holdWriteLock(t, path)
 	ctx := lease.Bounded(t)
 	calls := map[string]error{}
 	_, calls["Enqueue"] = s.Enqueue(ctx, "x")
@@ -179,11 +183,18 @@ func TestStore_ACallAfterCloseFailsWithErrClosed(t *testing.T) {
 	_, calls["Renew"] = s.Renew(ctx, "job", "A", 1, 0, 10)
 	_, calls["Complete"] = s.Complete(ctx, "job", "A", 1, 0, "r")
 	_, calls["Release"] = s.Release(ctx, "job", "A", 1)
-	_, calls["ClaimMany"] = s.ClaimMany(ctx, "job", []string{"A"}, 0, 10)
+	fences, err := s.ClaimMany(ctx, "job", []string{"A", "B"}, 0, 10)
+	calls["ClaimMany"] = err
 	for call, err := range calls {
 		if !errors.Is(err, lease.ErrClosed) {
 			t.Errorf("%s() after Close error = %v, want ErrClosed", call, err)
 		}
 	}
+	// A closed Store is no owner's failure: ClaimMany fails as a whole.
+	var oe *lease.OwnerError
+	if fences != nil || errors.As(err, &oe) {
+		t.Errorf("ClaimMany() after Close = %v, %v; want nil and ErrClosed itself, not an owner's error", fences, err)
+	}
+	commit()
 	wantState(t, other, lease.Job{ID: "job"})
 }

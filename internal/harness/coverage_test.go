@@ -170,7 +170,7 @@ func TestCoverage_LeasesCatalogKillsWithTheSameTestsNarrowed(t *testing.T) {
 	}
 	score := predict.Compare(model, rep, predict.CreditExact)
 	if score.Exact != score.Total || score.Total != len(s.Mutants) {
-		for _, o := range score.Outcomes {
+		for _, o := range score.Matches {
 			t.Logf("%+v", o)
 		}
 		t.Fatalf("narrowed run: %d of %d exact against the model answer, want all %d", score.Exact, score.Total, len(s.Mutants))

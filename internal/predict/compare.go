@@ -12,8 +12,8 @@ import (
 	"github.com/fencelab/fencelab/internal/text"
 )
 
-// Outcome compares one prediction with what happened to one mutant.
-type Outcome struct {
+// Match compares one prediction with what happened to one mutant.
+type Match struct {
 	Mutant       string        `json:"mutant"`
 	Step         int           `json:"step"`
 	Title        string        `json:"title,omitempty"`
@@ -101,17 +101,17 @@ func (r Ratio) MarshalJSON() ([]byte, error) {
 
 // Score is the comparison of one prediction file with one run.
 type Score struct {
-	File      string    `json:"file"`
-	Learner   string    `json:"learner,omitempty"`
-	Outcomes  []Outcome `json:"outcomes"` // in the run's mutant order
-	Exact     int       `json:"exact"`    // outcomes that are exact
-	Answered  int       `json:"answered"` // outcomes predicted, not left blank or out
-	Total     int       `json:"total"`    // mutants in the run
-	Right     int       `json:"right"`
-	Wrong     int       `json:"wrong"`
-	Missed    int       `json:"missed"`
-	Precision Ratio     `json:"precision"` // right / (right + wrong); undefined when nothing was predicted to fail
-	Recall    Ratio     `json:"recall"`    // right / (right + missed); undefined when nothing failed
+	File      string  `json:"file"`
+	Learner   string  `json:"learner,omitempty"`
+	Matches   []Match `json:"outcomes"` // in the run's mutant order (the key is kept: check -json's format)
+	Exact     int     `json:"exact"`    // matches that are exact
+	Answered  int     `json:"answered"` // matches predicted, not left blank or out
+	Total     int     `json:"total"`    // mutants in the run
+	Right     int     `json:"right"`
+	Wrong     int     `json:"wrong"`
+	Missed    int     `json:"missed"`
+	Precision Ratio   `json:"precision"` // right / (right + wrong); undefined when nothing was predicted to fail
+	Recall    Ratio   `json:"recall"`    // right / (right + missed); undefined when nothing failed
 	// Points is what the file earned of MaxPoints, the sum of the
 	// mutants' worth, under Credit.
 	Points    float64 `json:"points"`
@@ -186,13 +186,13 @@ func (s *Score) Name() string {
 func Compare(f *File, rep *report.Report, credit Credit) *Score {
 	s := &Score{File: f.Path, Learner: f.Learner, Total: len(rep.Mutants), Credit: credit}
 	for _, m := range rep.Mutants {
-		o := Outcome{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, Failed: m.FailedTests,
+		o := Match{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, Failed: m.FailedTests,
 			Right: []string{}, Wrong: []string{}, Missed: []Missed{}, MaxPoints: m.Worth()}
 		s.MaxPoints += o.MaxPoints
 		p := f.Lookup(m.ID)
 		if p == nil || !p.Answered {
 			o.NotPredicted = true
-			s.Outcomes = append(s.Outcomes, o)
+			s.Matches = append(s.Matches, o)
 			continue
 		}
 		s.Answered++
@@ -231,7 +231,7 @@ func Compare(f *File, rep *report.Report, credit Credit) *Score {
 		s.Right += len(o.Right)
 		s.Wrong += len(o.Wrong)
 		s.Missed += len(o.Missed)
-		s.Outcomes = append(s.Outcomes, o)
+		s.Matches = append(s.Matches, o)
 	}
 	s.Precision = Ratio{s.Right, s.Right + s.Wrong}
 	s.Recall = Ratio{s.Right, s.Right + s.Missed}
@@ -243,9 +243,9 @@ func Compare(f *File, rep *report.Report, credit Credit) *Score {
 func invalidScore(inv Invalid, rep *report.Report) *Score {
 	s := &Score{File: inv.File, Learner: inv.Learner, Total: len(rep.Mutants), Credit: CreditExact, Problems: inv.Problems}
 	for _, m := range rep.Mutants {
-		o := Outcome{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, NotPredicted: true, MaxPoints: m.Worth()}
+		o := Match{Mutant: m.ID, Step: m.Step, Title: m.Title, Status: m.Status, NotPredicted: true, MaxPoints: m.Worth()}
 		s.MaxPoints += o.MaxPoints
-		s.Outcomes = append(s.Outcomes, o)
+		s.Matches = append(s.Matches, o)
 	}
 	return s
 }
@@ -322,7 +322,7 @@ func newClass(scores []*Score, invalid []Invalid) *Class {
 	counts := map[string]int{}
 	var order []string
 	for _, s := range scores {
-		for _, o := range s.Outcomes {
+		for _, o := range s.Matches {
 			if !slices.Contains(order, o.Mutant) {
 				order = append(order, o.Mutant)
 			}
@@ -370,7 +370,7 @@ func (c *Class) all() []*Score {
 // predict is no prediction at all.
 func (c *Class) AllExact() bool {
 	for _, s := range c.all() {
-		for _, o := range s.Outcomes {
+		for _, o := range s.Matches {
 			if !o.Exact && !o.NotPredicted {
 				return false
 			}

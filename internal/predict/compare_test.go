@@ -43,18 +43,18 @@ var (
 	known = Known{Mutants: ids, Tests: tests}
 )
 
-func outcome(t *testing.T, s *Score, id string) Outcome {
+func outcome(t *testing.T, s *Score, id string) Match {
 	t.Helper()
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		if o.Mutant == id {
 			return o
 		}
 	}
 	t.Fatalf("no outcome for %s", id)
-	return Outcome{}
+	return Match{}
 }
 
-func missedNames(o Outcome) string {
+func missedNames(o Match) string {
 	var names []string
 	for _, m := range o.Missed {
 		names = append(names, m.Test)
@@ -247,7 +247,7 @@ func TestCompare_BlankIsNotAnswered(t *testing.T) {
 	if s.Answered != 2 || s.Exact != 2 || s.Points != 2 || s.MaxPoints != 4 {
 		t.Fatalf("answered %d, exact %d, points %v of %d; want 2 answered, both exact, 2 of 4 points", s.Answered, s.Exact, s.Points, s.MaxPoints)
 	}
-	if o := s.Outcomes[1]; !o.NotPredicted || o.Exact || o.Points != 0 {
+	if o := s.Matches[1]; !o.NotPredicted || o.Exact || o.Points != 0 {
 		t.Fatalf("m2 = %+v, want not answered, no points", o)
 	}
 	c := newClass([]*Score{s}, nil)

@@ -44,7 +44,7 @@ func (s *Score) WriteGradescope(w io.Writer, visibility string) error {
 			res.Output += "\n\n" + strings.TrimRight(b.String(), "\n")
 		}
 	}
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		t := classout.GradescopeTest{Name: o.name(), Score: round(o.Points), MaxScore: float64(o.MaxPoints),
 			Status: "failed", Output: s.feedback(&o), Visibility: visibility}
 		if o.Step > 0 {
@@ -88,7 +88,7 @@ func (s *Score) WriteClassroom(w io.Writer) error {
 			TestCode: "go tool mutate check " + s.File, Filename: s.File})
 		return writeJSON(w, res)
 	}
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		res.Add(classout.ClassroomTest{Name: o.name(), Message: s.feedback(&o), TestCode: "go tool mutate show " + o.Mutant, Filename: s.File},
 			o.MaxPoints, round(o.Points))
 		if !o.Exact {
@@ -112,7 +112,7 @@ func (s *Score) WriteClassroom(w io.Writer) error {
 func (c *Class) WriteCSV(w io.Writer) error {
 	var ids []string
 	for _, s := range c.all() {
-		for _, o := range s.Outcomes {
+		for _, o := range s.Matches {
 			if !slices.Contains(ids, o.Mutant) {
 				ids = append(ids, o.Mutant)
 			}
@@ -177,7 +177,7 @@ func (s *Score) worksheetAnswer(id string) string {
 
 // cellWord is a file's prediction of mutant id in one word.
 func cellWord(s *Score, id string) string {
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		switch {
 		case o.Mutant != id:
 		case o.NotPredicted:
@@ -194,7 +194,7 @@ func cellWord(s *Score, id string) string {
 // name is how a graded mutant is named: its id, after its step and before
 // its title when it has them, as in "step 2: take-zero (Take accepts zero
 // items)".
-func (o *Outcome) name() string {
+func (o *Match) name() string {
 	name := o.Mutant
 	if o.Step > 0 {
 		name = fmt.Sprintf("step %d: %s", o.Step, o.Mutant)
@@ -207,7 +207,7 @@ func (o *Outcome) name() string {
 
 // feedback is what a grade says of one prediction of s: the comparison
 // as check prints it, without colour.
-func (s *Score) feedback(o *Outcome) string {
+func (s *Score) feedback(o *Match) string {
 	if len(s.Problems) > 0 {
 		return "not compared: " + s.File + " is invalid"
 	}

@@ -45,7 +45,7 @@ func (c *Class) WriteHTML(w io.Writer) error {
 	page := classPage{Learners: c.Learners(), Invalid: c.Invalid}
 	var ids []string
 	for _, s := range c.all() {
-		for _, o := range s.Outcomes {
+		for _, o := range s.Matches {
 			if !slices.Contains(ids, o.Mutant) {
 				ids = append(ids, o.Mutant)
 			}
@@ -89,7 +89,7 @@ func (c *Class) mutantColumn(id string) classMutant {
 	col := classMutant{ID: id, Valid: len(c.Scores)}
 	missed := map[string]int{}
 	for _, s := range c.Scores {
-		for _, o := range s.Outcomes {
+		for _, o := range s.Matches {
 			if o.Mutant != id {
 				continue
 			}
@@ -116,7 +116,7 @@ func (c *Class) mutantColumn(id string) classMutant {
 
 // cellOf is the cell of s's prediction of mutant id.
 func cellOf(s *Score, id string) classCell {
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		if o.Mutant != id {
 			continue
 		}

@@ -101,7 +101,7 @@ func (inv Invalid) heading() string {
 
 func (s *Score) writeText(b *strings.Builder, st Style) {
 	fmt.Fprintf(b, "%s\n", st.bold(s.heading()))
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		b.WriteString("\n")
 		o.writeText(b, st, s.Credit, s.ShowAnswers)
 	}
@@ -131,7 +131,7 @@ func (s *Score) writeWorksheet(b *strings.Builder) {
 // writeText writes what one prediction got right, missed and wrong; of a
 // mutant not answered, that it was not, and what failed under it only
 // with answers.
-func (o *Outcome) writeText(b *strings.Builder, st Style, credit Credit, answers bool) {
+func (o *Match) writeText(b *strings.Builder, st Style, credit Credit, answers bool) {
 	head := fmt.Sprintf("%s (%s%s)", o.Mutant, text.StepPrefix(o.Step), o.Status)
 	switch {
 	case o.NotPredicted && !answers:
@@ -267,7 +267,7 @@ func (c *Class) markdownScore(b *strings.Builder, s *Score) {
 	}
 	b.WriteString("| step | mutant | status | predicted | failed | missed | wrong | exact | points |\n")
 	b.WriteString("|---:|---|---|---|---|---|---|:---:|---:|\n")
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		exact, status, failed := "✗", string(o.Status), mdList(o.Failed)
 		switch {
 		case o.NotPredicted && !s.ShowAnswers:
@@ -300,7 +300,7 @@ func (c *Class) markdownScore(b *strings.Builder, s *Score) {
 	}
 	// What the missed tests reported: the observations not foreseen.
 	first := true
-	for _, o := range s.Outcomes {
+	for _, o := range s.Matches {
 		for _, m := range o.Missed {
 			if m.Message == "" {
 				continue

@@ -26,14 +26,14 @@ const (
 	Equivalent  Status = "equivalent"
 )
 
-// junitOutcome is how a mutant's test case reads in JUnit XML.
-type junitOutcome int
+// junitResult is how a mutant's test case reads in JUnit XML.
+type junitResult int
 
 const (
-	junitPass    junitOutcome = iota // the mutant was caught
-	junitFailure                     // the suite missed it
-	junitError                       // no verdict on the suite
-	junitSkipped                     // nothing to judge
+	junitPass    junitResult = iota // the mutant was caught
+	junitFailure                    // the suite missed it
+	junitError                      // no verdict on the suite
+	junitSkipped                    // nothing to judge
 )
 
 // statusDef is one status: what it means and how every output shows it.
@@ -62,7 +62,7 @@ type statusDef struct {
 	help string
 	// matrix is the kill matrix's line under a mutant that was not killed.
 	matrix func(m Mutant) string
-	junit  junitOutcome
+	junit  junitResult
 	// junitMsg is the message of a JUnit failure or error.
 	junitMsg func(m Mutant) string
 	// github is the level of the workflow annotation ("" for none), and
@@ -340,7 +340,7 @@ func StatusReference() string {
 		case d.scored:
 			score = "not detected"
 		}
-		junit := map[junitOutcome]string{junitPass: "passed", junitFailure: "failure", junitError: "error", junitSkipped: "skipped"}[d.junit]
+		junit := map[junitResult]string{junitPass: "passed", junitFailure: "failure", junitError: "error", junitSkipped: "skipped"}[d.junit]
 		github := d.github
 		if github == "" {
 			github = "none"

@@ -80,10 +80,10 @@ func summary(in Input, byID map[string]report.Mutant) string {
 func mutantBlock(in Input, m *mutation.Mutant, r report.Mutant) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`go tool mutate show %s`:\n\n```diff\n%s```\n\n", m.ID, in.Diffs[m.ID])
-	var o *predict.Outcome
-	for i := range outcomes(in.Score) {
-		if in.Score.Outcomes[i].Mutant == m.ID {
-			o = &in.Score.Outcomes[i]
+	var o *predict.Match
+	for i := range matches(in.Score) {
+		if in.Score.Matches[i].Mutant == m.ID {
+			o = &in.Score.Matches[i]
 		}
 	}
 	if o != nil && !o.NotPredicted {
@@ -152,18 +152,18 @@ func matrix(in Input, byID map[string]report.Mutant) string {
 	return b.String()
 }
 
-// outcomes returns the outcomes of s, none if there is no score.
-func outcomes(s *predict.Score) []predict.Outcome {
+// matches returns the matches of s, none if there is no score.
+func matches(s *predict.Score) []predict.Match {
 	if s == nil {
 		return nil
 	}
-	return s.Outcomes
+	return s.Matches
 }
 
 func scores(in Input) string {
 	var b strings.Builder
 	b.WriteString("| step | mutant | predicted | failed | right | missed | wrong | exact |\n|---:|---|---:|---:|---:|---:|---:|:-:|\n")
-	for _, o := range in.Score.Outcomes {
+	for _, o := range in.Score.Matches {
 		exact := "✗"
 		if o.Exact {
 			exact = "✓"

@@ -57,7 +57,7 @@ func TestBlocks(t *testing.T) {
 			{ID: "x", Status: report.Killed, FailedTests: []string{"TestB"}},
 		},
 	}
-	score := &predict.Score{Exact: 1, Total: 2, Precision: predict.Ratio{N: 2, D: 2}, Recall: predict.Ratio{N: 2, D: 4}, Outcomes: []predict.Outcome{
+	score := &predict.Score{Exact: 1, Total: 2, Precision: predict.Ratio{N: 2, D: 2}, Recall: predict.Ratio{N: 2, D: 4}, Matches: []predict.Match{
 		{Mutant: cat[0].ID, Step: 1, Predicted: []string{"TestA"}, Failed: []string{"TestA", "TestB"}, Right: []string{"TestA"},
 			Missed: []predict.Missed{{Test: "TestB"}}},
 		{Mutant: cat[1].ID, Step: 2, Predicted: []string{}, Exact: true},

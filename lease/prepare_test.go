@@ -396,6 +396,9 @@ func TestOpenContext_TheWaitForAConnectionOfThePoolEndsWithTheContext(t *testing
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("OpenContext() error = %v, want it to wrap context.Canceled", err)
 	}
+	if n := first.db.Stats().WaitCount; n == 0 {
+		t.Fatal("OpenContext() never waited for a connection of the pool, the wait this test ends")
+	}
 }
 
 // openHere opens path, and closes it when the test ends.
